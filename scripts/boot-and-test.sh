@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# Build what is missing, boot the kernel in QEMU (no network to the outside),
+# run the suite in the guest and print a KTAP verdict. Exit 0 only when every
+# case passed, the guest finished, and the console shows no splat.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat >&2 <<USAGE
+usage: $0 [options]
+  --kernel stock|patched  which tree (default patched)
+  --config test|debug|bench  kernel fragment set (default test)
+  --bzimage PATH          boot this kernel instead of building one
+  --filter REGEX          run only guest cases whose file:case name matches
+  --cases DIR             run the case files in DIR instead of tests/cases
+  --timeout SEC           hard limit for the whole boot (default 3600)
+  --silence SEC           fail if the guest prints nothing for SEC (default 900)
+  --mem SIZE --smp N      guest size (default 2G, 2)
+  --shell                 boot the same kernel and image to an interactive shell
+  --results DIR           run directory (default results/<time>-<kernel>-<config>)
+  --rebuild               rebuild the rootfs image and the kernel config first
+  --dry-run               print the QEMU command and stop
+  -v                      show the guest console live
+USAGE
+	exit 2
+}
+
+kernel=patched config=test bzimage='' filter='' cases='' timeout=3600 silence=900
+mem=2G smp=2 shell=0 rundir='' rebuild=0 dry=0 verbose=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:-}; shift ;;
+	--config) config=${2:-}; shift ;;
+	--bzimage) bzimage=${2:-}; shift ;;
+	--filter) filter=${2:-}; shift ;;
+	--cases) cases=${2:-}; shift ;;
+	--timeout) timeout=${2:-}; shift ;;
+	--silence) silence=${2:-}; shift ;;
+	--mem) mem=${2:-}; shift ;;
+	--smp) smp=${2:-}; shift ;;
+	--results) rundir=${2:-}; shift ;;
+	--shell) shell=1 ;;
+	--rebuild) rebuild=1 ;;
+	--dry-run) dry=1 ;;
+	-v) verbose=1 ;;
+	-h | --help) usage ;;
+	*) echo "unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+case $kernel in stock | patched) ;; *) echo "bad --kernel: $kernel" >&2; usage ;; esac
+case $config in test | debug | bench) ;; *) echo "bad --config: $config" >&2; usage ;; esac
+[[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
+
+ensure_packages
+stage_times=()
+stage() { stage_times+=("\"$1\": $(($(date +%s) - $2))"); }
+
+# 1. Kernel.
+t=$(date +%s)
+if [ -z "$bzimage" ]; then
+	[ "$rebuild" = 0 ] || rm -f "$FQP_BUILD/$kernel-$config/.fqp-config"
+	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config"
+	bzimage=$(kernel_image "$kernel" "$config")
+fi
+[ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --tree $kernel --config $config"
+stage kernel "$t"
+
+# 2. Root filesystem (cached, never written by a run: snapshot=on).
+t=$(date +%s)
+[ "$rebuild" = 0 ] || rm -f "$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)"
+"$FQP_ROOT/scripts/build-rootfs.sh"
+rootfs=$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)
+stage rootfs "$t"
+
+# 3. The run directory and its disk with the tests and helpers.
+stamp=$(date +%Y%m%d-%H%M%S)
+rundir=${rundir:-$FQP_RESULTS/$stamp-$kernel-$config}
+mkdir -p "$rundir"
+ln -sfn "$rundir" "$FQP_RESULTS/latest"
+t=$(date +%s)
+stage_dir=$rundir/disk
+rm -rf "$stage_dir"
+mkdir -p "$stage_dir/results"
+cp -a "$FQP_ROOT/tests" "$stage_dir/tests"
+rm -rf "$stage_dir/tests/bin"
+if [ -n "$cases" ]; then
+	[ -d "$cases" ] || die "--cases $cases is not a directory"
+	rm -rf "$stage_dir/tests/cases"
+	cp -a "$cases" "$stage_dir/tests/cases"
+fi
+# The tree's own tdc suite runs against the kernel it came from.
+src_tree=$FQP_PATCHED
+[ "$kernel" = patched ] || src_tree=$FQP_STOCK
+if [ -d "$src_tree/tools/testing/selftests/tc-testing" ]; then
+	cp -a "$src_tree/tools/testing/selftests/tc-testing" "$stage_dir/tdc"
+fi
+make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" >"$rundir/helpers-build.log" 2>&1 ||
+	{ cat "$rundir/helpers-build.log" >&2; die "building the test helpers failed (log: $rundir/helpers-build.log)" "fix tests/src/ and re-run"; }
+{
+	printf 'filter=%q\n' "$filter"
+	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\n' "$kernel" "$config"
+} >"$stage_dir/run.conf"
+mke2fs -q -F -t ext4 -L fqprun -d "$stage_dir" "$rundir/run.ext4" 1024M ||
+	die "could not make the run disk $rundir/run.ext4" "check free space in $rundir"
+stage rundisk "$t"
+
+# 4. Boot.
+accel=$(pick_accel "$bzimage")
+cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 init=/sbin/fqp-init panic=-1 loglevel=6 net.ifnames=0"
+[ "$shell" = 0 ] || cmdline="$cmdline fqp.shell=1"
+qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
+	-nic none -no-reboot -display none -monitor none
+	-kernel "$bzimage" -append "$cmdline"
+	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
+	-drive "file=$rundir/run.ext4,if=virtio,format=raw")
+if [ "$shell" = 1 ]; then
+	qemu+=(-serial mon:stdio -serial "file:$rundir/ktap.log")
+else
+	qemu+=(-serial "file:$rundir/console.log" -serial "file:$rundir/ktap.log")
+fi
+printf '%q ' "${qemu[@]}" >"$rundir/qemu.cmd"
+echo >>"$rundir/qemu.cmd"
+{
+	echo '#!/bin/sh'
+	echo "# Re-run this boot by hand (the run disk is reused as it is)."
+	cat "$rundir/qemu.cmd"
+} >"$rundir/reproducer.sh"
+chmod +x "$rundir/reproducer.sh"
+cfg_dir=$(dirname "$(dirname "$(dirname "$(dirname "$bzimage")")")")
+[ ! -f "$cfg_dir/.config" ] || cp "$cfg_dir/.config" "$rundir/kernel.config"
+[ ! -f "$cfg_dir/build.log" ] || cp "$cfg_dir/build.log" "$rundir/build.log"
+if [ "$dry" = 1 ]; then
+	cat "$rundir/qemu.cmd"
+	exit 0
+fi
+if [ "$shell" = 1 ]; then
+	log "interactive guest ($accel); 'poweroff -f' ends it"
+	exec "${qemu[@]}"
+fi
+
+t=$(date +%s)
+log "booting $kernel/$config kernel under ${accel^^} (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
+: >"$rundir/console.log"
+"${qemu[@]}" >"$rundir/qemu.out" 2>&1 &
+qpid=$!
+[ "$verbose" = 0 ] || tail -F "$rundir/console.log" 2>/dev/null &
+tailpid=$!
+verdict='' last_size=0 last_change=$t shown=0
+while kill -0 "$qpid" 2>/dev/null; do
+	sleep 2
+	now=$(date +%s)
+	size=$(($(stat -c %s "$rundir/console.log") + $(stat -c %s "$rundir/ktap.log" 2>/dev/null || echo 0)))
+	if [ "$size" != "$last_size" ]; then
+		last_size=$size last_change=$now
+	fi
+	if grep -qE '^(not )?ok ' "$rundir/ktap.log" 2>/dev/null; then
+		n=$(grep -cE '^(not )?ok ' "$rundir/ktap.log")
+		while [ "$shown" -lt "$n" ]; do
+			shown=$((shown + 1))
+			log "  $(grep -E '^(not )?ok ' "$rundir/ktap.log" | sed -n "${shown}p")"
+		done
+	fi
+	if [ $((now - t)) -ge "$timeout" ]; then
+		verdict="TIMEOUT: no verdict after ${timeout}s"
+	elif [ $((now - last_change)) -ge "$silence" ]; then
+		verdict="TIMEOUT: guest silent for ${silence}s"
+	fi
+	if [ -n "$verdict" ]; then
+		kill "$qpid" 2>/dev/null || true
+		break
+	fi
+done
+wait "$qpid" 2>/dev/null || true
+[ "$verbose" = 0 ] || kill "$tailpid" 2>/dev/null || true
+stage boot "$t"
+
+# 5. Results back from the run disk, then the verdict.
+debugfs -R "rdump /results $rundir" "$rundir/run.ext4" >/dev/null 2>&1 ||
+	warn "could not copy results/ back from $rundir/run.ext4"
+rm -rf "$stage_dir"
+
+SPLAT_RE=$(grep -v '^#' "$FQP_ROOT/tests/splat-patterns")
+grep -q 'Kernel panic' "$rundir/console.log" && verdict="PANIC: $(grep -m1 'Kernel panic' "$rundir/console.log")"
+if [ -z "$verdict" ] && ! grep -q 'fqp-run-complete' "$rundir/ktap.log" 2>/dev/null; then
+	verdict="the guest stopped before the suite completed"
+fi
+
+# Host-side cases, reported with the guest's in one list.
+host_cases=()
+host_case() { host_cases+=("$1|$2"); }
+if [ "$kernel" = patched ] && [ -f "$FQP_PATCHED/.fqp-series" ]; then
+	host_case 0 "series_quilt_push_applies"
+	cp_log=$rundir/checkpatch.log
+	: >"$cp_log"
+	while read -r p; do
+		r=$(cd "$FQP_PATCHED" && perl scripts/checkpatch.pl --strict -q "$FQP_ROOT/patches/$p" 2>&1 || true)
+		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
+		if grep -qE '^(ERROR|WARNING|CHECK):' <<<"$r"; then
+			host_case 1 "checkpatch_strict_${p%%-*} # see $cp_log"
+		else
+			host_case 0 "checkpatch_strict_${p%%-*}"
+		fi
+	done < <(series_patches)
+fi
+splat=$(grep -E "$SPLAT_RE" "$rundir/console.log" | head -n 10 || true)
+if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_no_splat; fi
+
+pass=0 failn=0 skipn=0 i=0
+{
+	echo "KTAP version 1"
+	echo "# $kernel/$config kernel, ${accel^^}, run dir $rundir"
+	for hc in "${host_cases[@]}"; do
+		i=$((i + 1))
+		if [ "${hc%%|*}" = 0 ]; then echo "ok $i ${hc#*|}"; else echo "not ok $i ${hc#*|}"; fi
+	done
+	grep -E '^(not )?ok [0-9]+ ' "$rundir/ktap.log" 2>/dev/null | while read -r l; do
+		i=$((i + 1))
+		sed -E "s/^(not )?ok [0-9]+ /\1ok $i /" <<<"$l"
+	done
+} >"$rundir/verdict.ktap"
+pass=$(grep -E '^ok ' "$rundir/verdict.ktap" | grep -vc '# SKIP' || true)
+skipn=$(grep -cE '^ok .*# SKIP' "$rundir/verdict.ktap" || true)
+failn=$(grep -cE '^not ok ' "$rundir/verdict.ktap" || true)
+[ -z "$verdict" ] || failn=$((failn + 1))
+
+echo
+cat "$rundir/verdict.ktap"
+if [ -n "$splat" ]; then
+	echo "# kernel splat on the console:"
+	sed 's/^/#   /' <<<"$splat"
+fi
+if [ -n "$verdict" ]; then
+	echo "not ok $(($(grep -cE '^(not )?ok ' "$rundir/verdict.ktap") + 1)) guest_run # $verdict"
+	echo "# last console lines ($rundir/console.log):"
+	tail -n 50 "$rundir/console.log" | sed 's/^/#   /'
+fi
+{
+	printf '{\n  "git": "%s",\n  "kernel": "%s",\n  "config": "%s",\n' \
+		"$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)" "$kernel" "$config"
+	printf '  "series": "%s",\n  "gcc": "%s",\n  "accel": "%s",\n' \
+		"$(series_patches | paste -sd' ' -)" "$(gcc -dumpfullversion)" "$accel"
+	printf '  "uname": "%s",\n' "$(grep -m1 -o 'Linux version [^ ]*' "$rundir/console.log" || true)"
+	printf '  "passed": %d, "failed": %d, "skipped": %d,\n' "$pass" "$failn" "$skipn"
+	printf '  "verdict": "%s",\n  "stage_seconds": {%s}\n}\n' "${verdict:-complete}" "$(IFS=,; echo "${stage_times[*]}")"
+} >"$rundir/metadata.json"
+if [ "$skipn" -gt 0 ]; then
+	echo "$pass passed, $failn failed, $skipn skipped"
+else
+	echo "$pass passed, $failn failed"
+fi
+if [ "$failn" -gt 0 ]; then
+	log "FAILED: logs in $rundir (console.log, ktap.log, logs/, reproducer.sh)"
+	exit 1
+fi
+rm -f "$rundir/run.ext4"
+log "all passed; logs in $rundir"

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# Build a bzImage for the QEMU guest: tinyconfig + kvm_guest.config + our
+# fragments, in its own O= dir per tree and config, through ccache.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat >&2 <<USAGE
+usage: $0 [--tree stock|patched] [--config test|debug|bench] [--src DIR] [--out DIR]
+  --tree    which tree to build (default patched; prepared automatically)
+  --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench
+  --src/--out  build another source tree (e.g. a bisect step) into another O= dir
+USAGE
+	exit 2
+}
+
+tree=patched config=test src='' out=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--tree) tree=${2:-}; shift ;;
+	--config) config=${2:-}; shift ;;
+	--src) src=${2:-}; shift ;;
+	--out) out=${2:-}; shift ;;
+	-h | --help) usage ;;
+	*) echo "unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+case $tree in stock | patched) ;; *) echo "bad --tree: $tree" >&2; usage ;; esac
+case $config in
+test) frags=(qemu-guest fq) ;;
+debug) frags=(qemu-guest fq debug) ;;
+bench) frags=(qemu-guest fq bench) ;;
+*) echo "bad --config: $config" >&2; usage ;;
+esac
+
+ensure_packages gcc make flex bison bc libelf-dev libssl-dev ccache perl
+if [ -z "$src" ]; then
+	if [ "$tree" = stock ]; then
+		"$FQP_ROOT/scripts/prepare-tree.sh" --stock-only
+	else
+		"$FQP_ROOT/scripts/prepare-tree.sh"
+	fi
+	if [ "$tree" = stock ]; then src=$FQP_STOCK; else src=$FQP_PATCHED; fi
+fi
+out=${out:-$FQP_BUILD/$tree-$config}
+mkdir -p "$out"
+export FQP_STEP=build-${out##*/}
+
+export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}
+export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
+	KBUILD_BUILD_USER=fq-pacing KBUILD_BUILD_HOST=qemu
+ccache -M 5G >/dev/null
+mk=(make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
+
+fragfiles=()
+for f in "${frags[@]}"; do fragfiles+=("$FQP_ROOT/config-fragments/$f.config"); done
+cfghash=$(cat "${fragfiles[@]}" | sha256sum | cut -c1-16)
+
+configure() {
+	log "configuring: tinyconfig + kvm_guest.config + ${frags[*]}"
+	"${mk[@]}" tinyconfig >"$out/config.log" 2>&1 || die "make tinyconfig failed (log: $out/config.log)"
+	(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" \
+		kernel/configs/kvm_guest.config "${fragfiles[@]}") >>"$out/config.log" 2>&1 ||
+		die "merge_config.sh failed (log: $out/config.log)"
+	"${mk[@]}" olddefconfig >>"$out/config.log" 2>&1 || die "make olddefconfig failed (log: $out/config.log)"
+	check_config
+	echo "$cfghash" >"$out/.fqp-config"
+}
+
+# merge_config.sh only warns when a symbol does not stick (a missing
+# dependency, a typo). A test kernel without what the suite needs is worse
+# than no kernel, so fail here.
+check_config() {
+	local bad=0 line sym val
+	while read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			sym=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+			grep -qxF "$sym=$val" "$out/.config" || {
+				warn "$sym=$val requested, got: $(grep -E "^(# )?${sym}[= ]" "$out/.config" || echo 'absent')"
+				bad=1
+			}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			sym=${BASH_REMATCH[1]}
+			! grep -qE "^$sym=" "$out/.config" || {
+				warn "$sym requested off, but it is on"
+				bad=1
+			}
+		fi
+	done < <(cat "${fragfiles[@]}")
+	[ "$bad" = 0 ] || die "config symbols did not stick (see above; $out/.config)" \
+		"fix the fragment in config-fragments/ (missing dependency?) and re-run"
+}
+
+if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fqp-config" 2>/dev/null)" != "$cfghash" ]; then
+	configure
+fi
+run_logged "$out/build.log" "building bzImage in $out" "${mk[@]}" bzImage
+log "kernel: $out/arch/x86/boot/bzImage ($(ccache -s 2>/dev/null | grep -iE 'hits' | head -1 | tr -s ' '))"

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# Unpack linux-source-6.1 into a pristine tree and a patched tree, and apply
+# the series to the patched one with quilt. Re-running after a patch changed
+# pops the old series and pushes the new one; if that cannot work it
+# re-copies the tree and wipes the patched build dirs so nothing stale stays.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() { echo "usage: $0 [--force] [--stock-only]" >&2; exit 2; }
+force=0 stock_only=0
+while [ $# -gt 0 ]; do
+	case $1 in
+	--force) force=1 ;;
+	--stock-only) stock_only=1 ;;
+	-h | --help) usage ;;
+	*) echo "unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+
+ensure_packages linux-source-6.1 quilt xz-utils
+
+unpack_stock() {
+	[ -f "$FQP_STOCK/.fqp-unpacked" ] && return 0
+	[ -f "$FQP_TARBALL" ] || die "$FQP_TARBALL is missing" "apt-get install linux-source-6.1"
+	rm -rf "$FQP_STOCK" "$FQP_STOCK.tmp"
+	mkdir -p "$FQP_STOCK.tmp"
+	run_logged "$FQP_CACHE/logs/unpack.log" "unpacking $(basename "$FQP_TARBALL")" \
+		tar -C "$FQP_STOCK.tmp" --strip-components=1 -xf "$FQP_TARBALL"
+	touch "$FQP_STOCK.tmp/.fqp-unpacked"
+	mv "$FQP_STOCK.tmp" "$FQP_STOCK"
+}
+
+fresh_copy() {
+	log "copying the pristine tree to $FQP_PATCHED"
+	rm -rf "$FQP_PATCHED" "$FQP_BUILD"/patched-*
+	cp -a "$FQP_STOCK" "$FQP_PATCHED"
+	rm -f "$FQP_PATCHED/.fqp-series"
+}
+
+export QUILT_PATCHES=$FQP_ROOT/patches QUILT_SERIES=$FQP_ROOT/series
+export QUILT_PC=.pc
+
+# Undo whatever series is applied now. Files that the old series touched are
+# touched again after the pop, so make rebuilds them even when quilt restores
+# an old mtime.
+pop_old_series() {
+	local files
+	[ -d "$FQP_PATCHED/.pc" ] || return 0
+	files=$(cd "$FQP_PATCHED" && find .pc -mindepth 2 -type f ! -name '.*' |
+		sed -E 's|^\.pc/[^/]+/||' | sort -u)
+	if ! (cd "$FQP_PATCHED" && quilt pop -a -f -q) >"$FQP_CACHE/logs/quilt-pop.log" 2>&1; then
+		warn "quilt pop failed (log: $FQP_CACHE/logs/quilt-pop.log); starting from a fresh copy"
+		fresh_copy
+		return 0
+	fi
+	rm -rf "$FQP_PATCHED/.pc"
+	(cd "$FQP_PATCHED" && while read -r f; do [ -z "$f" ] || [ ! -e "$f" ] || touch "$f"; done <<<"$files")
+}
+
+mkdir -p "$FQP_CACHE/logs"
+unpack_stock
+[ "$stock_only" = 0 ] || exit 0
+want=$(series_hash)
+if [ "$force" = 1 ] || [ ! -f "$FQP_PATCHED/.fqp-unpacked" ]; then
+	fresh_copy
+elif [ "$(cat "$FQP_PATCHED/.fqp-series" 2>/dev/null)" = "$want" ]; then
+	log "patched tree is up to date with the series ($want)"
+	exit 0
+else
+	log "series changed: re-applying"
+	pop_old_series
+fi
+
+rm -f "$FQP_PATCHED/.fqp-series"
+qlog=$FQP_CACHE/logs/quilt-push.log
+log "quilt push -a ($(series_patches | wc -l) patches)"
+if ! (cd "$FQP_PATCHED" && quilt push -a) >"$qlog" 2>&1; then
+	cat "$qlog" >&2
+	failed=$(cd "$FQP_PATCHED" && quilt next 2>/dev/null || echo '?')
+	die "quilt push -a failed at patch $(basename "$failed") (log: $qlog)" \
+		"regenerate the series with scripts/refresh-patches.sh, then re-run"
+fi
+grep -E '^Applying patch' "$qlog" | sed 's/^/  /' >&2 || true
+echo "$want" >"$FQP_PATCHED/.fqp-series"
+log "patched tree ready: $FQP_PATCHED"

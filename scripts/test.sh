@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The README's test command: from a fresh machine to a verdict. Builds and
+# boots the patched kernel, runs the whole suite in the guest, then proves
+# that the harness itself fails loudly (a failing case, a panic).
+# Exit status: 0 only if everything passed.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+	cat >&2 <<USAGE
+usage: $0 [--kernel stock|patched] [--config test|debug] [--no-selftest] [-- boot-and-test options]
+USAGE
+	exit 2
+}
+kernel=patched config=test selftest=1 extra=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:-}; shift ;;
+	--config) config=${2:-}; shift ;;
+	--no-selftest) selftest=0 ;;
+	--) shift; extra=("$@"); break ;;
+	-h | --help) usage ;;
+	*) echo "unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+
+ensure_packages
+rc=0
+"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"} || rc=1
+if [ "$selftest" = 1 ]; then
+	"$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config" || rc=1
+fi
+[ "$rc" = 0 ] || die "the suite failed; see the run directories above" \
+	"open results/latest/ (console.log, logs/) or re-run one case with boot-and-test.sh --filter"
+log "suite passed"

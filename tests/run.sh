@@ -1,0 +1,82 @@
+#!/bin/bash
+# In-guest test runner. Runs every case function (t_*) of every file in
+# cases/ in its own process with a timeout, and reports KTAP on ttyS1 (the
+# host's ktap.log) and in results/ktap.txt. A case fails if it exits non-zero
+# or if the kernel logged a splat while it ran; exit 4 is a skip.
+set -uo pipefail
+T=$(cd "$(dirname "$0")" && pwd)
+R=${FQP_RESULTS_DIR:-$(dirname "$T")/results}
+mkdir -p "$R/logs" "$R/data"
+export T R PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+# shellcheck source=tests/lib.sh
+. "$T/lib.sh"
+
+ktap_out=/dev/ttyS1
+[ -w "$ktap_out" ] || ktap_out=/dev/null
+emit() { printf '%s\n' "$*" | tee -a "$R/ktap.txt" >"$ktap_out"; }
+
+filter=
+[ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
+
+cases=()
+for f in "$T"/cases/*.sh; do
+	for fn in $(bash -c ". '$T/lib.sh'; . '$f'; declare -F" | awk '$3 ~ /^t_/ {print $3}'); do
+		name=$(basename "$f" .sh):${fn#t_}
+		if [ -n "$filter" ] && ! [[ $name =~ $filter ]]; then continue; fi
+		cases+=("$f:$fn")
+	done
+done
+
+emit "KTAP version 1"
+emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
+emit "1..$((${#cases[@]} + 1))"
+dmesg >"$R/dmesg-boot.txt"
+n=0
+for c in "${cases[@]}"; do
+	n=$((n + 1))
+	f=${c%:*} fn=${c##*:}
+	name=$(basename "$f" .sh | sed 's/^[0-9]*-//')_${fn#t_}
+	log=$R/logs/$name.log
+	to=$(bash -c ". '$f'; echo \${CASE_TIMEOUT:-300}")
+	before=$(dmesg | wc -l)
+	t0=$(date +%s)
+	timeout -k 10 "$to" bash -c ". '$T/lib.sh'; . '$f'; set -e; $fn" >"$log" 2>&1
+	rc=$?
+	dt=$(($(date +%s) - t0))
+	cleanup_all >>"$log" 2>&1
+	splat=$(dmesg | tail -n +"$((before + 1))" | grep -E "$SPLAT_RE" | head -n 5 || true)
+	if [ -n "$splat" ]; then
+		emit "# $name: kernel splat while the case ran:"
+		printf '%s\n' "$splat" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		rc=1
+	fi
+	case $rc in
+	0) emit "ok $n $name # ${dt}s" ;;
+	4) emit "ok $n $name # SKIP $(tail -n 1 "$log")" ;;
+	124 | 137) emit "# $name: TIMEOUT after ${to}s"
+		tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		emit "not ok $n $name # TIMEOUT" ;;
+	*) tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		emit "not ok $n $name # exit $rc, ${dt}s" ;;
+	esac
+done
+
+# Whole-run health: no splat anywhere since boot, kmemleak clean of our code.
+n=$((n + 1))
+if [ -w /sys/kernel/debug/kmemleak ]; then
+	echo scan >/sys/kernel/debug/kmemleak; sleep 6; echo scan >/sys/kernel/debug/kmemleak
+	cat /sys/kernel/debug/kmemleak >"$R/kmemleak.txt"
+fi
+dmesg >"$R/dmesg.txt"
+bad=$(grep -E "$SPLAT_RE" "$R/dmesg.txt" | head -n 10 || true)
+if [ -f "$R/kmemleak.txt" ] && grep -qE 'fq_|sch_|tcp_' "$R/kmemleak.txt"; then
+	bad="$bad
+kmemleak: unreferenced objects from our code (results/kmemleak.txt)"
+fi
+if [ -z "$bad" ]; then
+	emit "ok $n dmesg_clean"
+else
+	printf '%s\n' "$bad" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+	emit "not ok $n dmesg_clean"
+fi
+emit "# fqp-run-complete"
