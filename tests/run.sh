@@ -15,8 +15,10 @@ ktap_out=/dev/ttyS1
 [ -w "$ktap_out" ] || ktap_out=/dev/null
 emit() { printf '%s\n' "$*" | tee -a "$R/ktap.txt" >"$ktap_out"; }
 
-filter=
+filter='' FQP_KERNEL=unknown FQP_CONFIG=unknown
+# shellcheck source=/dev/null
 [ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
+export FQP_KERNEL FQP_CONFIG
 
 cases=()
 for f in "$T"/cases/*.sh; do
