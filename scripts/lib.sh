@@ -146,4 +146,19 @@ series_hash() {
 	} | sha256sum | cut -c1-16
 }
 
+export QUILT_PATCHES=$FQP_ROOT/patches QUILT_SERIES=$FQP_ROOT/series QUILT_PC=.pc
+
+# quilt_pop_all TREE: undo every applied patch. Files the patches touched
+# are touched again afterwards: quilt restores the old mtime, and make would
+# keep objects built from the patched text.
+quilt_pop_all() {
+	local tree=$1 files
+	[ -d "$tree/.pc" ] || return 0
+	files=$(cd "$tree" && find .pc -mindepth 2 -type f ! -name '.*' |
+		sed -E 's|^\.pc/[^/]+/||' | sort -u)
+	(cd "$tree" && quilt pop -a -f -q) >"$FQP_CACHE/logs/quilt-pop.log" 2>&1 || return 1
+	rm -rf "$tree/.pc" "$tree/.fqp-series"
+	(cd "$tree" && while read -r f; do [ -z "$f" ] || [ ! -e "$f" ] || touch "$f"; done <<<"$files")
+}
+
 kernel_image() { printf '%s/%s-%s/arch/x86/boot/bzImage\n' "$FQP_BUILD" "$1" "$2"; }

@@ -38,24 +38,11 @@ fresh_copy() {
 	rm -f "$FQP_PATCHED/.fqp-series"
 }
 
-export QUILT_PATCHES=$FQP_ROOT/patches QUILT_SERIES=$FQP_ROOT/series
-export QUILT_PC=.pc
-
-# Undo whatever series is applied now. Files that the old series touched are
-# touched again after the pop, so make rebuilds them even when quilt restores
-# an old mtime.
 pop_old_series() {
-	local files
-	[ -d "$FQP_PATCHED/.pc" ] || return 0
-	files=$(cd "$FQP_PATCHED" && find .pc -mindepth 2 -type f ! -name '.*' |
-		sed -E 's|^\.pc/[^/]+/||' | sort -u)
-	if ! (cd "$FQP_PATCHED" && quilt pop -a -f -q) >"$FQP_CACHE/logs/quilt-pop.log" 2>&1; then
+	quilt_pop_all "$FQP_PATCHED" || {
 		warn "quilt pop failed (log: $FQP_CACHE/logs/quilt-pop.log); starting from a fresh copy"
 		fresh_copy
-		return 0
-	fi
-	rm -rf "$FQP_PATCHED/.pc"
-	(cd "$FQP_PATCHED" && while read -r f; do [ -z "$f" ] || [ ! -e "$f" ] || touch "$f"; done <<<"$files")
+	}
 }
 
 mkdir -p "$FQP_CACHE/logs"

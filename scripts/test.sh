@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# The README's test command: from a fresh machine to a verdict. Builds and
-# boots the patched kernel, runs the whole suite in the guest, then proves
-# that the harness itself fails loudly (a failing case, a panic).
+# The README's test command: from a fresh machine to a verdict. Checks the
+# series (checkpatch, each patch builds), boots the patched kernel and runs
+# the whole suite in the guest, then proves that the harness itself fails
+# loudly (a failing case, a panic).
 # Exit status: 0 only if everything passed.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--kernel stock|patched] [--config test|debug] [--no-selftest] [-- boot-and-test options]
+usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [-- boot-and-test options]
+  --quick   skip the series review builds and the harness self-test
 USAGE
 	exit 2
 }
@@ -17,7 +19,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
-	--no-selftest) selftest=0 ;;
+	--quick) selftest=0 ;;
 	--) shift; extra=("$@"); break ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
@@ -27,6 +29,9 @@ done
 
 ensure_packages
 rc=0
+if [ "$selftest" = 1 ] && [ "$kernel" = patched ]; then
+	"$FQP_ROOT/scripts/check-series.sh" || rc=1
+fi
 "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"} || rc=1
 if [ "$selftest" = 1 ]; then
 	"$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config" || rc=1

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Review checks on the series, reported as TAP: every patch passes
+# checkpatch --strict, and the tree builds after each patch in turn
+# (bisectable). Builds are incremental in the patched tree's own O= dir,
+# so the tree ends fully patched and the test kernel is already built.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+case ${1:-} in
+"") ;;
+*) echo "usage: $0" >&2; exit 2 ;;
+esac
+
+"$FQP_ROOT/scripts/prepare-tree.sh"
+mapfile -t patches < <(series_patches)
+logdir=$FQP_CACHE/logs/check-series
+mkdir -p "$logdir"
+echo "TAP version 13"
+echo "1..$((2 * ${#patches[@]}))"
+n=0 pass=0 failn=0
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+		pass=$((pass + 1))
+	else
+		echo "not ok $n $2"
+		failn=$((failn + 1))
+	fi
+}
+
+for p in "${patches[@]}"; do
+	r=$(cd "$FQP_PATCHED" && perl scripts/checkpatch.pl --strict -q "$FQP_ROOT/patches/$p" 2>&1 || true)
+	printf '%s\n' "$r" >"$logdir/checkpatch-${p%%-*}.log"
+	if grep -qE '^(ERROR|WARNING|CHECK):' <<<"$r"; then
+		sed 's/^/# /' <<<"$r" | head -n 20
+		result 1 "checkpatch_strict_${p%%-*}"
+	else
+		result 0 "checkpatch_strict_${p%%-*}"
+	fi
+done
+
+want=$(cat "$FQP_PATCHED/.fqp-series")
+quilt_pop_all "$FQP_PATCHED" || die "quilt pop -a failed in $FQP_PATCHED" "re-run scripts/prepare-tree.sh --force"
+for p in "${patches[@]}"; do
+	rc=0
+	(cd "$FQP_PATCHED" && quilt push -q) >"$logdir/push-${p%%-*}.log" 2>&1 || rc=1
+	[ "$rc" = 1 ] || "$FQP_ROOT/scripts/build-kernel.sh" --src "$FQP_PATCHED" \
+		--out "$FQP_BUILD/patched-test" --tree patched --config test \
+		>"$logdir/build-${p%%-*}.log" 2>&1 || rc=1
+	[ "$rc" = 0 ] || tail -n 20 "$logdir/build-${p%%-*}.log" | sed 's/^/# /'
+	result "$rc" "builds_after_${p%%.patch}"
+done
+# Fully pushed again: mark the tree current so nothing re-applies it.
+[ "$(cd "$FQP_PATCHED" && quilt applied 2>/dev/null | wc -l)" != "${#patches[@]}" ] ||
+	echo "$want" >"$FQP_PATCHED/.fqp-series"
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]
