@@ -107,7 +107,7 @@ stage rundisk "$t"
 
 # 4. Boot.
 accel=$(pick_accel "$bzimage")
-cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 init=/sbin/fqp-init panic=-1 loglevel=6 net.ifnames=0"
+cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 init=/sbin/fqp-init panic=-1 loglevel=6 net.ifnames=0 slab_nomerge"
 [ "$shell" = 0 ] || cmdline="$cmdline fqp.shell=1"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none

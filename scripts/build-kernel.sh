@@ -45,6 +45,7 @@ if [ -z "$src" ]; then
 fi
 out=${out:-$FQP_BUILD/$tree-$config}
 mkdir -p "$out"
+with_lock "$out/.fqp-lock"
 export FQP_STEP=build-${out##*/}
 
 export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}

@@ -161,4 +161,16 @@ quilt_pop_all() {
 	(cd "$tree" && while read -r f; do [ -z "$f" ] || [ ! -e "$f" ] || touch "$f"; done <<<"$files")
 }
 
+# with_lock FILE: hold an exclusive lock on FILE until the script exits, so
+# two runs never build into the same directory at once.
+with_lock() {
+	local fd
+	mkdir -p "$(dirname "$1")"
+	exec {fd}>"$1"
+	if ! flock -n "$fd"; then
+		log "waiting for another run holding $1"
+		flock "$fd"
+	fi
+}
+
 kernel_image() { printf '%s/%s-%s/arch/x86/boot/bzImage\n' "$FQP_BUILD" "$1" "$2"; }

@@ -46,6 +46,7 @@ pop_old_series() {
 }
 
 mkdir -p "$FQP_CACHE/logs"
+with_lock "$FQP_CACHE/.tree-lock"
 unpack_stock
 [ "$stock_only" = 0 ] || exit 0
 want=$(series_hash)

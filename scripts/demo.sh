@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The README's first command: build what is missing, boot the kernel in
+# QEMU, run the pacing experiments (tests/demo/demo.sh) in the guest, and
+# render their raw data into plots, report.md and a summary table.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+EXPERIMENTS=(burstiness spacing fairness newflows gc lossy)
+
+usage() {
+	cat >&2 <<USAGE
+usage: $0 [--kernel patched|stock] [--only NAME[,NAME]] [--results DIR]
+  --kernel patched|stock  the kernel to boot (default patched)
+  --only NAME[,NAME]      run only these experiments (default all):
+                          ${EXPERIMENTS[*]}
+  --results DIR           run directory (default results/<time>-demo-<kernel>)
+Writes DIR/report.md, DIR/plots/*.png and DIR/summary.txt; the raw data
+(pcaps, pcapstat CSV, iperf3 JSON) is in DIR/results/data/<experiment>/.
+USAGE
+	exit 2
+}
+
+kernel=patched only='' rundir=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--kernel) kernel=${2:-}; shift ;;
+	--only) only=${2:-}; shift ;;
+	--results) rundir=${2:-}; shift ;;
+	-h | --help) usage ;;
+	*) echo "unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+case $kernel in stock | patched) ;; *) echo "bad --kernel: '$kernel'" >&2; usage ;; esac
+selected=()
+if [ -n "$only" ]; then
+	IFS=, read -ra names <<<"$only"
+	for n in "${names[@]}"; do
+		[[ " ${EXPERIMENTS[*]} " == *" $n "* ]] || { echo "unknown experiment: '$n'" >&2; usage; }
+		selected+=("$n")
+	done
+fi
+[ ${#selected[@]} -gt 0 ] || selected=("${EXPERIMENTS[@]}")
+
+ensure_packages
+rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-demo-$kernel}
+mkdir -p "$rundir"
+rundir=$(cd "$rundir" && pwd)
+filter="^demo:($(IFS='|'; echo "${selected[*]}"))\$"
+log "experiments: ${selected[*]} on the $kernel kernel (about 1-2 min of guest time each under TCG)"
+log "run directory: $rundir"
+
+# boot-and-test.sh prints its own progress (build, boot, one line per
+# experiment as it finishes) on stderr; its KTAP goes to a file here.
+brc=0
+"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --cases "$FQP_ROOT/tests/demo" \
+	--filter "$filter" --results "$rundir" >"$rundir/boot-and-test.out" || brc=$?
+if [ ! -f "$rundir/verdict.ktap" ]; then
+	tail -n 20 "$rundir/boot-and-test.out" >&2 || true
+	die "the kernel build or the boot failed before any experiment ran (exit $brc)" \
+		"read the messages above and $rundir/boot-and-test.out, fix the cause, re-run $0"
+fi
+guest=$(sed -n 's/.*"verdict": "\(.*\)",*$/\1/p' "$rundir/metadata.json" 2>/dev/null || true)
+[ "$guest" = complete ] ||
+	warn "the guest did not complete: ${guest:-no verdict} (console: $rundir/console.log); rendering what came back"
+
+log "rendering the report"
+rrc=0
+python3 "$FQP_ROOT/scripts/render-demo.py" "$rundir" "${selected[@]}" || rrc=$?
+log "report: $rundir/report.md (plots in $rundir/plots/, raw data in $rundir/results/data/)"
+if [ "$rrc" -ne 0 ] || [ "$guest" != complete ]; then
+	die "some experiments failed or could not be rendered (see FAILED / not rendered above)" \
+		"read the experiment's log named above, then re-run: $0 --kernel $kernel --only NAME"
+fi

@@ -1,0 +1,569 @@
+#!/usr/bin/env python3
+"""Render the demo's raw data into PNG plots, report.md and a summary table.
+
+    render-demo.py RUNDIR EXPERIMENT...
+
+RUNDIR is a boot-and-test.sh run directory of the tests/demo cases: the
+raw data is in RUNDIR/results/data/<experiment>/, each case's log in
+RUNDIR/results/logs/demo_<experiment>.log and its verdict in
+RUNDIR/verdict.ktap. Writes RUNDIR/plots/ (PNG, the gnuplot scripts and
+the .dat files they read), RUNDIR/summary.txt and RUNDIR/report.md, and
+prints the summary table. Exit status: 0 when every requested experiment
+passed and rendered, 1 otherwise (the report is written either way).
+"""
+import csv
+import json
+import math
+import os
+import re
+import statistics
+import subprocess
+import sys
+import traceback
+
+RUN = sys.argv[1] if len(sys.argv) > 1 else sys.exit(__doc__)
+EXPS = sys.argv[2:]
+DATA = os.path.join(RUN, "results", "data")
+PLOTS = os.path.join(RUN, "plots")
+os.makedirs(PLOTS, exist_ok=True)
+
+
+def term():
+    """pngcairo when this gnuplot has it, else the libgd png terminal."""
+    r = subprocess.run(["gnuplot", "-e", "set terminal pngcairo"], capture_output=True, text=True)
+    if r.returncode == 0 and not r.stderr.strip():
+        return "pngcairo noenhanced size 900,520 font 'Sans,10'"
+    return "png noenhanced size 900,520"
+
+
+TERM = term()
+COLORS = {"before": "#d62728", "after": "#1f77b4", "pfifo": "#d62728", "fq": "#1f77b4",
+          "fq-nopacing": "#ff7f0e"}
+
+
+def gnuplot(name, body):
+    """Write plots/NAME.gp (PNG plots/NAME.png) and run it; return the PNG name."""
+    gp = os.path.join(PLOTS, name + ".gp")
+    with open(gp, "w") as f:
+        f.write("set terminal %s\nset output '%s.png'\nset grid\nset key top right\n%s\n"
+                % (TERM, name, body))
+    r = subprocess.run(["gnuplot", name + ".gp"], cwd=PLOTS, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError("gnuplot %s failed: %s" % (gp, r.stderr.strip()[-600:]))
+    return name + ".png"
+
+
+def dat(name, rows):
+    """Write plots/NAME (whitespace-separated rows; a blank row = new block)."""
+    with open(os.path.join(PLOTS, name), "w") as f:
+        for r in rows:
+            f.write(" ".join(str(x) for x in r) + "\n")
+    return name
+
+
+def kv(path):
+    """key=value lines (several per line allowed) into a dict of strings."""
+    d = {}
+    with open(path) as f:
+        for line in f:
+            for k, v in re.findall(r"(\w+)=(\S+)", line):
+                d.setdefault(k, v)
+    return d
+
+
+def rows(path):
+    with open(path) as f:
+        return list(csv.DictReader(f))
+
+
+def ij(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def mbit(bps):
+    return float(bps) / 1e6
+
+
+def pct(v, p):
+    """Nearest-rank percentile, as pcapstat and rrlat compute them."""
+    v = sorted(v)
+    return v[max(0, math.ceil(p * len(v) / 100) - 1)] if v else float("nan")
+
+
+def fmt(x, spec="%.1f"):
+    return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else spec % x
+
+
+def ddir(exp, *name):
+    return os.path.join(DATA, exp, *name)
+
+
+# ---------------------------------------------------------------- experiments
+# Each returns (setup text, [(metric, before, after)], [png], notes).
+
+def burstiness():
+    st, pngs = {}, []
+    for m in ("before", "after"):
+        st[m] = dict(snd=kv(ddir("burstiness", m + "-snd.stat")),
+                     rcv=kv(ddir("burstiness", m + "-rcv.stat")),
+                     gp=mbit(ij(ddir("burstiness", m + ".json"))["end"]["sum_received"]["bits_per_second"]),
+                     snd_rows=rows(ddir("burstiness", m + "-snd.csv")),
+                     rcv_rows=rows(ddir("burstiness", m + "-rcv.csv")))
+    # GSO sizes over time at the sender.
+    plots = []
+    for m in ("before", "after"):
+        dat("burst-gso-%s.dat" % m, [(float(r["time_us"]) / 1e6, int(r["len"]) / 1000)
+                                      for r in st[m]["snd_rows"]])
+        plots.append("'burst-gso-%s.dat' using 1:2 with points pt 7 ps 0.4 lc rgb '%s' title '%s'"
+                     % (m, COLORS[m], LABEL["burstiness"][m]))
+    pngs.append(gnuplot("burstiness_gso_sizes",
+                        "set title 'TSO/GSO packet sizes leaving the sender (veth0, TSO on), one flow at 50 Mbit/s'\n"
+                        "set xlabel 'time (s)'\nset ylabel 'GSO packet payload (KB)'\nset yrange [0:70]\n"
+                        "plot " + ", ".join(plots)))
+    # Receive-side gap histogram on log bins (10 per decade, 1 us .. 1 s).
+    plots = []
+    for m in ("before", "after"):
+        gaps = [float(r["gap_us"]) for r in st[m]["rcv_rows"] if r["gap_us"]]
+        bins = [0] * 61
+        for g in gaps:
+            bins[min(60, max(0, int(math.floor(10 * math.log10(max(g, 1.0))))))] += 1
+        n = max(1, len(gaps))
+        dat("burst-gaphist-%s.dat" % m, [(10 ** (k / 10), 100.0 * c / n) for k, c in enumerate(bins)])
+        plots.append("'burst-gaphist-%s.dat' using 1:2 with histeps lw 2 lc rgb '%s' title '%s'"
+                     % (m, COLORS[m], LABEL["burstiness"][m]))
+    pngs.append(gnuplot("burstiness_gap_histogram",
+                        "set title 'Gaps between consecutive packets at the receiver (veth1, GRO off)'\n"
+                        "set logscale x\nset format x '%g'\nset xrange [1:1e6]\n"
+                        "set xlabel 'inter-packet gap (us)'\nset ylabel '% of gaps'\n"
+                        "plot " + ", ".join(plots)))
+    # Receive-side time series: bytes per 1 ms and gaps, 200 ms from t=3 s.
+    w0, w1 = 3000.0, 3200.0
+    top, bottom = [], []
+    for m in ("before", "after"):
+        per_ms = {}
+        gaps = []
+        for r in st[m]["rcv_rows"]:
+            t = float(r["time_us"]) / 1000
+            if w0 <= t < w1:
+                per_ms[int(t)] = per_ms.get(int(t), 0) + int(r["len"])
+                if r["gap_us"]:
+                    gaps.append((t - w0, max(float(r["gap_us"]), 0.5)))
+        dat("burst-perms-%s.dat" % m, [(k - w0 + 0.5, per_ms.get(k, 0) / 1000)
+                                        for k in range(int(w0), int(w1))])
+        dat("burst-gapts-%s.dat" % m, gaps)
+        top.append("'burst-perms-%s.dat' using 1:2 with impulses lw 2 lc rgb '%s' title '%s'"
+                   % (m, COLORS[m], LABEL["burstiness"][m]))
+        bottom.append("'burst-gapts-%s.dat' using 1:2 with points pt 7 ps 0.4 lc rgb '%s' title '%s'"
+                      % (m, COLORS[m], LABEL["burstiness"][m]))
+    pngs.append(gnuplot("burstiness_rcv_timeseries",
+                        "set terminal %s size 900,760\nset output 'burstiness_rcv_timeseries.png'\n"
+                        "set multiplot layout 2,1\n"
+                        "set title 'Receiver: payload bytes per 1 ms (200 ms from t = 3 s)'\n"
+                        "set xlabel 'time (ms)'\nset ylabel 'KB per ms'\nset xrange [0:200]\n"
+                        "plot %s\n"
+                        "set title 'Receiver: gap before each packet'\nset logscale y\n"
+                        "set ylabel 'gap (us)'\nset format y '%%g'\nplot %s\nunset multiplot"
+                        % (TERM.replace("size 900,520", ""), ", ".join(top), ", ".join(bottom))))
+
+    def per_s(m, key):
+        return int(st[m]["snd"][key])
+    b, a = st["before"], st["after"]
+    table = [
+        ("GSO size at sender, median (B)", b["snd"]["len_median"], a["snd"]["len_median"]),
+        ("GSO size at sender, max (B)", b["snd"]["len_max"], a["snd"]["len_max"]),
+        ("GSO packets per second", fmt(per_s("before", "data_packets") / max(1e-9, per_s("before", "duration_us") / 1e6), "%.0f"),
+         fmt(per_s("after", "data_packets") / max(1e-9, per_s("after", "duration_us") / 1e6), "%.0f")),
+        ("receiver: largest burst in 1 ms (B)", b["rcv"]["burst_max_bytes"], a["rcv"]["burst_max_bytes"]),
+        ("receiver gap p10 / median / p90 (us)",
+         "%s / %s / %s" % (b["rcv"]["gap_p10_us"], b["rcv"]["gap_median_us"], b["rcv"]["gap_p90_us"]),
+         "%s / %s / %s" % (a["rcv"]["gap_p10_us"], a["rcv"]["gap_median_us"], a["rcv"]["gap_p90_us"])),
+        ("goodput (Mbit/s)", fmt(b["gp"], "%.1f"), fmt(a["gp"], "%.1f")),
+        ("fq: throttled / unthrottle latency (timer lateness)", "-", fq_latency(ddir("burstiness", "after-qdisc.txt"))),
+    ]
+    return table, pngs
+
+
+def fq_latency(path):
+    """fq's throttled count and mean unthrottle latency from `tc -s qdisc show`."""
+    text = open(path).read()
+    thr = re.search(r"highprio \d+ throttled (\d+)", text)
+    lat = re.search(r"latency (\S+)", text)
+    return "%s / %s" % (thr.group(1) if thr else "?", lat.group(1) if lat else "0 (not printed)")
+
+
+def split_transactions(rrows, size):
+    """Response departures (time_us, len) grouped by response: bytes k*size.."""
+    out, cum = {}, 0
+    for r in rrows:
+        k = cum // size
+        out.setdefault(k, []).append((float(r["time_us"]), int(r["len"])))
+        cum += int(r["len"])
+    return out
+
+
+def max_window(pk, window_us=1000.0):
+    best, j, run = 0, 0, 0
+    for i in range(len(pk)):
+        while j < len(pk) and pk[j][0] - pk[i][0] < window_us:
+            run += pk[j][1]
+            j += 1
+        best = max(best, run)
+        run -= pk[i][1]
+    return best
+
+
+def spacing():
+    size, res, plots = 200000, {}, []
+    for q in ("pfifo", "fq"):
+        tr = split_transactions(rows(ddir("spacing", q + "-snd.csv")), size)
+        full = [k for k in sorted(tr) if sum(x[1] for x in tr[k]) >= size]
+        steady = [k for k in full if k >= 5] or full
+        res[q] = dict(
+            rr=kv(ddir("spacing", q + "-rr.txt")),
+            dur=statistics.median((tr[k][-1][0] - tr[k][0][0]) / 1000 for k in steady),
+            burst=statistics.median(max_window(tr[k]) for k in steady),
+            pkts=statistics.median(len(tr[k]) for k in steady),
+            n=len(full))
+        k = steady[len(steady) // 2]
+        t0, cum, pts = tr[k][0][0], 0, []
+        for t, ln in tr[k]:
+            pts.append(((t - t0) / 1000, cum / 1000, (cum + ln) / 1000))
+            cum += ln
+        res[q]["k"] = k
+        dat("spacing-%s.dat" % q, pts)
+        plots.append("'spacing-%s.dat' using 1:2:(0):($3-$2) with vectors nohead lw 3 lc rgb '%s' title '%s (response #%d)', "
+                     "'' using 1:3 with steps lw 1 lc rgb '%s' notitle"
+                     % (q, COLORS[q], q, k, COLORS[q]))
+    png = gnuplot("spacing_departures",
+                  "set title 'Departures of one 200 KB response at the sender (TCP_RR 200000,200000; 100 Mbit/s bottleneck after it)'\n"
+                  "set xlabel 'time since the first segment of the response (ms)'\n"
+                  "set ylabel 'response bytes sent (KB)'\nset key bottom right\nset yrange [0:210]\n"
+                  "plot " + ", ".join(plots))
+    p, f = res["pfifo"], res["fq"]
+    table = [
+        ("complete responses in the capture (of 30)", str(p["n"]), str(f["n"])),
+        ("200 KB response: GSO packets (median)", fmt(p["pkts"], "%.0f"), fmt(f["pkts"], "%.0f")),
+        ("200 KB response: largest 1 ms burst (KB)", fmt(p["burst"] / 1000), fmt(f["burst"] / 1000)),
+        ("200 KB response: first to last segment (ms)", fmt(p["dur"], "%.2f"), fmt(f["dur"], "%.2f")),
+        ("transaction time p50 / p99 (ms)",
+         "%s / %s" % (fmt(float(p["rr"]["p50_us"]) / 1000), fmt(float(p["rr"]["p99_us"]) / 1000)),
+         "%s / %s" % (fmt(float(f["rr"]["p50_us"]) / 1000), fmt(float(f["rr"]["p99_us"]) / 1000))),
+    ]
+    return table, [png]
+
+
+def jain(x):
+    return sum(x) ** 2 / (len(x) * sum(v * v for v in x)) if x and any(x) else float("nan")
+
+
+def fairness():
+    ns, res = (1, 2, 4, 8, 16), {}
+    for q in ("pfifo", "fq"):
+        for n in ns:
+            path = ddir("fairness", "%s-%d.json" % (q, n))
+            if not os.path.exists(path):
+                continue
+            j = ij(path)
+            flows = [mbit(s["receiver"]["bits_per_second"]) for s in j["end"]["streams"]]
+            res[(q, n)] = dict(flows=flows, jain=jain(flows), total=sum(flows))
+    pngs, plots = [], []
+    for q in ("pfifo", "fq"):
+        dat("fair-jain-%s.dat" % q, [(n, res[(q, n)]["jain"]) for n in ns if (q, n) in res])
+        plots.append("'fair-jain-%s.dat' using 1:2 with linespoints lw 2 pt 7 lc rgb '%s' title '%s leaf'"
+                     % (q, COLORS[q], q))
+    pngs.append(gnuplot("fairness_jain",
+                        "set title \"Jain's fairness index of N bulk flows behind a 20 Mbit/s htb\"\n"
+                        "set logscale x 2\nset xtics (1,2,4,8,16)\nset xrange [0.8:20]\nset yrange [0.5:1.02]\n"
+                        "set xlabel 'flows (N)'\nset ylabel \"Jain's index (1 = equal shares)\"\nset key bottom left\n"
+                        "plot " + ", ".join(plots)))
+    plots = []
+    for i, q in enumerate(("pfifo", "fq")):
+        if (q, 16) in res:
+            dat("fair-flows16-%s.dat" % q, [(k + 1 + (i - 0.5) * 0.38, v)
+                                             for k, v in enumerate(sorted(res[(q, 16)]["flows"], reverse=True))])
+            plots.append("'fair-flows16-%s.dat' using 1:2 with boxes fs solid 0.7 lc rgb '%s' title '%s leaf'"
+                         % (q, COLORS[q], q))
+    if plots:
+        pngs.append(gnuplot("fairness_flows16",
+                            "set title 'Goodput of each of 16 bulk flows (20 Mbit/s htb; fair share 1.25 Mbit/s)'\n"
+                            "set boxwidth 0.36\nset xrange [0:17]\nset xtics 1\nset yrange [0:*]\n"
+                            "set xlabel 'flow (sorted by goodput)'\nset ylabel 'goodput (Mbit/s)'\n"
+                            "plot " + ", ".join(plots)))
+
+    def cell(q, key, spec):
+        return " ".join(fmt(res[(q, n)][key], spec) if (q, n) in res else "-" for n in ns)
+    table = [
+        ("Jain's index, N = 1 2 4 8 16", cell("pfifo", "jain", "%.3f"), cell("fq", "jain", "%.3f")),
+        ("total goodput, N = 1 2 4 8 16 (Mbit/s)", cell("pfifo", "total", "%.1f"), cell("fq", "total", "%.1f")),
+    ]
+    if ("pfifo", 16) in res and ("fq", 16) in res:
+        table.append(("N=16: slowest / fastest flow (Mbit/s)",
+                      "%.2f / %.2f" % (min(res[("pfifo", 16)]["flows"]), max(res[("pfifo", 16)]["flows"])),
+                      "%.2f / %.2f" % (min(res[("fq", 16)]["flows"]), max(res[("fq", 16)]["flows"]))))
+    return table, pngs
+
+
+def newflows():
+    res = {}
+    for q in ("pfifo", "fq"):
+        for phase in ("idle", "loaded"):
+            res[(q, phase)] = kv(ddir("newflows", "%s-%s.txt" % (q, phase)))
+        res[(q, "bulk")] = mbit(ij(ddir("newflows", q + "-bulk.json"))["end"]["sum_received"]["bits_per_second"])
+    pts = []
+    for i, (q, phase) in enumerate((("pfifo", "idle"), ("fq", "idle"), ("pfifo", "loaded"), ("fq", "loaded"))):
+        r = res[(q, phase)]
+        pts.append(('"%s, %s"' % (q, "idle" if phase == "idle" else "8 bulk flows"),
+                    float(r["p50_us"]) / 1000, float(r["p99_us"]) / 1000))
+    dat("newflows.dat", pts)
+    png = gnuplot("newflows_latency",
+                  "set title 'Request/response (64 B / 1000 B) time, idle and with 8 bulk flows (20 Mbit/s htb, 10 ms RTT)'\n"
+                  "set style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
+                  "set boxwidth 0.9\nset logscale y\nset yrange [1:*]\nset ylabel 'ms (log scale)'\nset key top left\n"
+                  "plot 'newflows.dat' using 2:xtic(1) lc rgb '#2ca02c' title 'p50', '' using 3 lc rgb '#9467bd' title 'p99'")
+
+    def lat(q, phase):
+        r = res[(q, phase)]
+        return "%s / %s" % (fmt(float(r["p50_us"]) / 1000), fmt(float(r["p99_us"]) / 1000))
+    table = [
+        ("RR p50 / p99 idle (ms)", lat("pfifo", "idle"), lat("fq", "idle")),
+        ("RR p50 / p99 with 8 bulk flows (ms)", lat("pfifo", "loaded"), lat("fq", "loaded")),
+        ("transactions under load", res[("pfifo", "loaded")].get("n", "-"), res[("fq", "loaded")].get("n", "-")),
+        ("bulk goodput, 8 flows (Mbit/s)", fmt(res[("pfifo", "bulk")]), fmt(res[("fq", "bulk")])),
+    ]
+    return table, [png]
+
+
+def read_pcap(path):
+    """(time_s, udp_dport) of each IPv4 UDP packet of an Ethernet pcap."""
+    import struct
+    out = []
+    with open(path, "rb") as f:
+        data = f.read()
+    magic = data[:4]
+    for endian in ("<", ">"):
+        m = struct.unpack(endian + "I", magic)[0]
+        if m in (0xa1b2c3d4, 0xa1b23c4d):
+            div = 1e6 if m == 0xa1b2c3d4 else 1e9
+            break
+    else:
+        raise ValueError("%s is not a pcap file" % path)
+    off = 24
+    while off + 16 <= len(data):
+        sec, frac, caplen, _ = struct.unpack(endian + "IIII", data[off:off + 16])
+        p = data[off + 16:off + 16 + caplen]
+        off += 16 + caplen
+        if len(p) >= 38 and p[12:14] == b"\x08\x00" and p[23] == 17:
+            l4 = 14 + (p[14] & 0xf) * 4
+            if len(p) >= l4 + 4:
+                out.append((sec + frac / div, struct.unpack(">H", p[l4 + 2:l4 + 4])[0]))
+    return out
+
+
+def gc():
+    pk = read_pcap(ddir("gc", "udp.pcap"))
+    burst = [t for t, port in pk if 20000 <= port < 30000]
+    new_first = {}
+    last = {}
+    for t, port in pk:
+        last[port] = t
+        if port >= 40000:
+            new_first.setdefault(port, t)
+    if not burst:
+        raise ValueError("no packets of the 10k burst in the capture")
+    t0, t1 = min(burst), max(burst)
+    idle_at = sorted(last.values())        # each flow's last packet
+    new_at = sorted(new_first.values())
+
+    def count_le(v, x):
+        lo, hi = 0, len(v)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if v[mid] <= x:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
+    sm = [r for r in rows(ddir("gc", "samples.csv")) if r["flows"] not in ("", None)]
+    pts = []
+    for r in sm:
+        t = float(r["time"])
+        pts.append((t - t0, int(r["flows"]), int(r["gc_flows"] or 0),
+                    count_le(idle_at, t - 3.0), count_le(new_at, t)))
+    dat("gc.dat", pts)
+    marks = [(0.0, "first packet of the 10k burst"), (t1 - t0, "last packet of the burst"),
+             (3.0, "3 s after the burst's first packet")]
+    arrows = "".join("set arrow from %.2f, graph 0 to %.2f, graph 1 nohead dt 2 lc rgb 'gray40'\n"
+                     "set label '%s' at %.2f, graph 0.98 rotate by 90 right font ',8'\n"
+                     % (x, x, w, x + 0.15) for x, w in marks)
+    png = gnuplot("gc_flows",
+                  "set title 'fq flow table: 10k one-packet UDP flows while new one-packet flows arrive at 500/s'\n"
+                  "set xlabel 'time since the first packet of the 10k burst (s)'\nset ylabel 'flows'\n"
+                  "set key center right\n" + arrows +
+                  "plot 'gc.dat' using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb '#1f77b4' title 'flows (tc)', "
+                  "'' using 1:3 with linespoints pt 5 ps 0.5 lw 2 lc rgb '#d62728' title 'gc_flows: collected (tc)', "
+                  "'' using 1:4 with lines dt 2 lw 2 lc rgb '#ff7f0e' title 'flows idle >= 3 s (from the capture)', "
+                  "'' using 1:5 with lines dt 3 lw 2 lc rgb '#2ca02c' title 'new flows started (capture)'")
+    first_gc = next((p for p in pts if p[2] > 0), None)
+    before = [p for p in pts if p[2] == 0 and p[4] > 0 and p[0] > 0]
+    peak = max(pts, key=lambda p: p[1])
+    table = [
+        ("10k burst: first to last packet (s)", "%.2f" % (t1 - t0), ""),
+        ("peak flows (at t, s)", "%d (t=%.1f)" % (peak[1], peak[0]), ""),
+        ("new flows seen before any collection", str(max((p[4] for p in before), default=0)), ""),
+        ("first sample with gc_flows > 0: t (s); flows idle >= 3 s then",
+         "%.1f; %d" % (first_gc[0], first_gc[3]) if first_gc else "never", ""),
+        ("at the end: flows / gc_flows / idle >= 3 s", "%d / %d / %d" % (pts[-1][1], pts[-1][2], pts[-1][3]), ""),
+    ]
+    return table, [png]
+
+
+def lossy():
+    qs, losses, res = ("pfifo", "fq-nopacing", "fq"), ("0.1", "1"), {}
+    for loss in losses:
+        for q in qs:
+            j = ij(ddir("lossy", "%s-loss%s.json" % (q, loss)))
+            res[(q, loss)] = (mbit(j["end"]["sum_received"]["bits_per_second"]),
+                              j["end"]["sum_sent"].get("retransmits", 0))
+    dat("lossy.dat", [('"%s%% loss"' % loss,) + tuple("%.2f" % res[(q, loss)][0] for q in qs)
+                      for loss in losses])
+    png = gnuplot("lossy_goodput",
+                  "set title 'TCP goodput (cubic) under random loss, 50 ms RTT, 100 Mbit/s path'\n"
+                  "set style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
+                  "set boxwidth 0.9\nset yrange [0:*]\nset ylabel 'goodput (Mbit/s)'\n"
+                  "plot 'lossy.dat' using 2:xtic(1) lc rgb '%s' title 'pfifo', '' using 3 lc rgb '%s' title 'fq nopacing', "
+                  "'' using 4 lc rgb '%s' title 'fq (pacing)'" % (COLORS["pfifo"], COLORS["fq-nopacing"], COLORS["fq"]))
+    table = []
+    for loss in losses:
+        table.append(("goodput at %s%% loss (Mbit/s); retransmits" % loss,
+                      "%.2f; %d" % res[("pfifo", loss)],
+                      "%.2f; %d (fq nopacing: %.2f; %d)" % (res[("fq", loss)] + res[("fq-nopacing", loss)])))
+    return table, [png]
+
+
+LABEL = {
+    "burstiness": {"before": "before: pfifo, tcp_min_tso_segs=44", "after": "after: fq, default sysctl"},
+}
+EXPERIMENTS = {
+    "burstiness": (burstiness, "before: pfifo + tcp_min_tso_segs=44", "after: fq",
+                   "One TCP flow with SO_MAX_PACING_RATE 50 Mbit/s (iperf3 --fq-rate 50M), 20 ms RTT, "
+                   "6 s. GSO sizes captured on the sender's veth0 (TSO on); gaps and 1 ms bursts on the "
+                   "receiver's veth1 (GRO off) after rtr cut the GSO packets to MTU size."),
+    "spacing": (spacing, "pfifo", "fq",
+                "rrlat 200000/200000 (netperf TCP_RR -r 200000,200000), 30 transactions back to back on one "
+                "connection, 5 ms RTT, a 100 Mbit/s netem bottleneck on rtr after the sender's qdisc. "
+                "Departures captured on the sender's veth0; statistics over responses 5..29."),
+    "fairness": (fairness, "pfifo leaf", "fq leaf",
+                 "N = 1, 2, 4, 8, 16 iperf3 streams (-P N, 5 s, first second omitted), 10 ms RTT, "
+                 "htb 20 Mbit/s as veth0's root with pfifo or fq as its leaf."),
+    "newflows": (newflows, "pfifo leaf", "fq leaf",
+                 "rrlat 64 B request / 1000 B response every 10 ms on one connection (server on the "
+                 "sender), idle and while 8 iperf3 bulk flows run, 10 ms RTT, htb 20 Mbit/s root with "
+                 "pfifo or fq leaf."),
+    "gc": (gc, "fq", "",
+           "fq root on veth0. 10k connected UDP sockets send one packet each as fast as the guest "
+           "can, while 5000 new connected UDP flows send one packet each at 500 flows/s. fq's "
+           "flows/gc counters sampled every 0.5 s (tc -s -j qdisc show); the UDP capture on veth0 "
+           "gives each flow's last packet, hence how many flows have been idle for 3 s."),
+    "lossy": (lossy, "pfifo", "fq",
+              "iperf3 cubic, 15 s (first second omitted), netem loss 0.1% / 1% and rate 100 Mbit/s on rtr "
+              "(after the sender cut its GSO packets, so single segments are lost), 50 ms RTT. pfifo has "
+              "no pacing; fq nopacing separates fq's scheduling from its pacing."),
+}
+
+
+def verdicts():
+    v = {}
+    path = os.path.join(RUN, "verdict.ktap")
+    if os.path.exists(path):
+        for line in open(path):
+            m = re.match(r"^(not )?ok \d+ demo_(\w+)\s*(#.*)?$", line.strip())
+            if m:
+                v[m.group(2)] = ("failed" if m.group(1) else "ok", (m.group(3) or "").lstrip("# "))
+    return v
+
+
+def meta():
+    try:
+        return ij(os.path.join(RUN, "metadata.json"))
+    except (OSError, ValueError):
+        return {}
+
+
+def main():
+    v, md = verdicts(), meta()
+    results, failed = [], []
+    for exp in EXPS:
+        fn, bl, al, setup = EXPERIMENTS[exp]
+        status, note = v.get(exp, ("not run", "the guest did not report this case"))
+        log = os.path.join(RUN, "results", "logs", "demo_%s.log" % exp)
+        table, pngs, err = [], [], ""
+        if os.path.isdir(ddir(exp)):
+            try:
+                table, pngs = fn()
+            except Exception as e:  # render what there is; say what is missing
+                err = "%s: %s" % (type(e).__name__, e)
+                with open(os.path.join(PLOTS, exp + ".render-error.txt"), "w") as f:
+                    traceback.print_exc(file=f)
+        else:
+            err = "no data directory %s" % ddir(exp)
+        if status != "ok" or err:
+            failed.append(exp)
+        results.append(dict(exp=exp, status=status, note=note, log=log, table=table, pngs=pngs,
+                            err=err, bl=bl, al=al, setup=setup))
+
+    # Summary table (stdout and summary.txt).
+    head = "%s kernel, %s, %s" % (md.get("kernel", "?"), md.get("accel", "?").upper(),
+                                   md.get("uname", "").replace("Linux version ", "") or "?")
+    w = [12, 46, 26, 26]
+    lines = ["fq-pacing demo: " + head, ""]
+    lines.append("%-*s %-*s %-*s %s" % (w[0], "experiment", w[1], "metric", w[2], "before / baseline", "after / fq"))
+    lines.append("-" * 118)
+    for r in results:
+        lines.append("%-*s %s  [%s vs %s]" % (w[0], r["exp"], r["status"].upper() if r["status"] != "ok" else "ok",
+                                              r["bl"], r["al"] or "-"))
+        if r["status"] != "ok":
+            lines.append("%-*s   FAILED in the guest (%s); log: %s" % (w[0], "", r["note"], r["log"]))
+        if r["err"]:
+            lines.append("%-*s   not rendered: %s" % (w[0], "", r["err"]))
+        for m, b, a in r["table"]:
+            lines.append("%-*s %-*s %-*s %s" % (w[0], "", w[1], m, w[2], b, a))
+    lines.append("")
+    lines.append("plots: %s" % " ".join(os.path.join("plots", p) for r in results for p in r["pngs"]))
+    text = "\n".join(lines)
+    print(text)
+    with open(os.path.join(RUN, "summary.txt"), "w") as f:
+        f.write(text + "\n")
+
+    # report.md
+    md_lines = ["# fq-pacing demo", "",
+                "Kernel: %s (%s), %s, run directory `%s`, git %s." % (
+                    md.get("kernel", "?"), md.get("uname", "?"), md.get("accel", "?").upper(),
+                    RUN, md.get("git", "?")),
+                "Timing under TCG emulation is noisier and slower than on hardware; rates are kept at "
+                "or below 100 Mbit/s so that the guest keeps up.", "",
+                "| experiment | status | metric | before / baseline | after / fq |",
+                "| --- | --- | --- | --- | --- |"]
+    for r in results:
+        st = r["status"] if r["status"] == "ok" else "**%s** ([log](%s))" % (r["status"], os.path.relpath(r["log"], RUN))
+        if not r["table"]:
+            md_lines.append("| %s | %s | %s | | |" % (r["exp"], st, r["err"] or "no data"))
+        for i, (m, b, a) in enumerate(r["table"]):
+            md_lines.append("| %s | %s | %s | %s | %s |" % (r["exp"] if i == 0 else "", st if i == 0 else "",
+                                                          m, b, a))
+    for r in results:
+        md_lines += ["", "## %s" % r["exp"], "", r["setup"], "",
+                     "Compared: **%s** vs **%s**. Status: %s%s. Log: [`%s`](%s). Raw data: [`results/data/%s/`](results/data/%s/)." % (
+                         r["bl"], r["al"] or "-", r["status"], (" (%s)" % r["note"]) if r["note"] else "",
+                         os.path.relpath(r["log"], RUN), os.path.relpath(r["log"], RUN), r["exp"], r["exp"])]
+        if r["err"]:
+            md_lines += ["", "Not rendered: %s" % r["err"]]
+        for p in r["pngs"]:
+            md_lines += ["", "![%s](plots/%s)" % (p, p)]
+    with open(os.path.join(RUN, "report.md"), "w") as f:
+        f.write("\n".join(md_lines) + "\n")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
