@@ -76,7 +76,7 @@ stage rootfs "$t"
 # 3. The run directory and its disk with the tests and helpers.
 stamp=$(date +%Y%m%d-%H%M%S)
 rundir=${rundir:-$FQP_RESULTS/$stamp-$kernel-$config}
-mkdir -p "$rundir"
+mkdir -p "$rundir" "$FQP_RESULTS"
 ln -sfn "$rundir" "$FQP_RESULTS/latest"
 t=$(date +%s)
 stage_dir=$rundir/disk

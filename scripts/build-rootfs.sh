@@ -32,7 +32,17 @@ mkdir -p "$FQP_IMAGES" "$FQP_CACHE/logs"
 mirror=$(apt_mirror)
 pkgs=$(grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/rootfs/packages" | paste -sd, -)
 dir=$FQP_IMAGES/rootfs.tmp
+# An interrupted debootstrap leaves proc/sys mounted in its target: unmount
+# them (deepest first) before anything is removed.
+unmount_under() {
+	local m
+	findmnt -n -R -o TARGET --list "$1" 2>/dev/null | sort -r | while read -r m; do
+		umount -l "$m" || true
+	done
+}
+unmount_under "$dir"
 rm -rf "$dir" "$img.tmp"
+trap 'unmount_under "$dir"' EXIT
 run_logged "$FQP_CACHE/logs/debootstrap.log" "debootstrap bookworm (minbase + $pkgs)" \
 	debootstrap --variant=minbase --include="$pkgs" bookworm "$dir" "$mirror"
 

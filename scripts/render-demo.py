@@ -172,6 +172,8 @@ def burstiness():
     table = [
         ("GSO size at sender, median (B)", b["snd"]["len_median"], a["snd"]["len_median"]),
         ("GSO size at sender, max (B)", b["snd"]["len_max"], a["snd"]["len_max"]),
+        ("share of bytes sent in GSO packets >= 32 KB", fmt(big_share(b["snd_rows"]), "%.0f%%"),
+         fmt(big_share(a["snd_rows"]), "%.0f%%")),
         ("GSO packets per second", fmt(per_s("before", "data_packets") / max(1e-9, per_s("before", "duration_us") / 1e6), "%.0f"),
          fmt(per_s("after", "data_packets") / max(1e-9, per_s("after", "duration_us") / 1e6), "%.0f")),
         ("receiver: largest burst in 1 ms (B)", b["rcv"]["burst_max_bytes"], a["rcv"]["burst_max_bytes"]),
@@ -190,6 +192,11 @@ def fq_latency(path):
     thr = re.search(r"highprio \d+ throttled (\d+)", text)
     lat = re.search(r"latency (\S+)", text)
     return "%s / %s" % (thr.group(1) if thr else "?", lat.group(1) if lat else "0 (not printed)")
+
+
+def big_share(rr, size=32768):
+    total = sum(int(r["len"]) for r in rr)
+    return 100.0 * sum(int(r["len"]) for r in rr if int(r["len"]) >= size) / total if total else float("nan")
 
 
 def split_transactions(rrows, size):
@@ -297,6 +304,11 @@ def fairness():
         ("Jain's index, N = 1 2 4 8 16", cell("pfifo", "jain", "%.3f"), cell("fq", "jain", "%.3f")),
         ("total goodput, N = 1 2 4 8 16 (Mbit/s)", cell("pfifo", "total", "%.1f"), cell("fq", "total", "%.1f")),
     ]
+    low = {q: ",".join(str(n) for n in ns if (q, n) in res and res[(q, n)]["total"] < 0.8 * HTB_MBIT)
+           for q in ("pfifo", "fq")}
+    if any(low.values()):
+        table.append(("N with bottleneck NOT full (<80%, CPU-bound)", low["pfifo"] or "none",
+                      low["fq"] or "none"))
     if ("pfifo", 16) in res and ("fq", 16) in res:
         table.append(("N=16: slowest / fastest flow (Mbit/s)",
                       "%.2f / %.2f" % (min(res[("pfifo", 16)]["flows"]), max(res[("pfifo", 16)]["flows"])),
@@ -331,6 +343,10 @@ def newflows():
         ("transactions under load", res[("pfifo", "loaded")].get("n", "-"), res[("fq", "loaded")].get("n", "-")),
         ("bulk goodput, 8 flows (Mbit/s)", fmt(res[("pfifo", "bulk")]), fmt(res[("fq", "bulk")])),
     ]
+    for q in ("pfifo", "fq"):
+        if res[(q, "bulk")] < 0.8 * HTB_MBIT:
+            table.append(("%s: bottleneck NOT full (< 80%% of %d Mbit/s)" % (q, HTB_MBIT),
+                          "CPU-bound under TCG", ""))
     return table, [png]
 
 
@@ -392,14 +408,14 @@ def gc():
                     count_le(idle_at, t - 3.0), count_le(new_at, t)))
     dat("gc.dat", pts)
     marks = [(0.0, "first packet of the 10k burst"), (t1 - t0, "last packet of the burst"),
-             (3.0, "3 s after the burst's first packet")]
+             (3.0, "3 s after the first packet of the burst")]
     arrows = "".join("set arrow from %.2f, graph 0 to %.2f, graph 1 nohead dt 2 lc rgb 'gray40'\n"
                      "set label '%s' at %.2f, graph 0.98 rotate by 90 right font ',8'\n"
                      % (x, x, w, x + 0.15) for x, w in marks)
     png = gnuplot("gc_flows",
                   "set title 'fq flow table: 10k one-packet UDP flows while new one-packet flows arrive at 500/s'\n"
                   "set xlabel 'time since the first packet of the 10k burst (s)'\nset ylabel 'flows'\n"
-                  "set key center right\n" + arrows +
+                  "set key below\n" + arrows +
                   "plot 'gc.dat' using 1:2 with linespoints pt 7 ps 0.5 lw 2 lc rgb '#1f77b4' title 'flows (tc)', "
                   "'' using 1:3 with linespoints pt 5 ps 0.5 lw 2 lc rgb '#d62728' title 'gc_flows: collected (tc)', "
                   "'' using 1:4 with lines dt 2 lw 2 lc rgb '#ff7f0e' title 'flows idle >= 3 s (from the capture)', "
@@ -441,6 +457,7 @@ def lossy():
     return table, [png]
 
 
+HTB_MBIT = 20  # tests/demo/demo.sh: bottleneck_htb 20mbit
 LABEL = {
     "burstiness": {"before": "before: pfifo, tcp_min_tso_segs=44", "after": "after: fq, default sysctl"},
 }

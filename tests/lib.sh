@@ -53,16 +53,24 @@ topo() {
 rcv_delay() { rn tc qdisc replace dev veth1 root netem delay "$1"; }
 
 # Kill everything a case may have left behind and drop its namespaces.
+# Called by run.sh between cases: any user process other than init and the
+# runner itself is a leftover (backgrounded tools, `sn cmd &` subshells).
 cleanup_all() {
-	pkill -x iperf3 2>/dev/null || true
-	pkill -x tcpdump 2>/dev/null || true
-	pkill -f "$BIN/" 2>/dev/null || true
+	local p comm
+	for p in /proc/[0-9]*; do
+		p=${p#/proc/}
+		[ "$p" != 1 ] && [ "$p" != "$$" ] || continue
+		# Kernel threads have no command line.
+		[ -n "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" ] || continue
+		comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
+		echo "cleanup: killing leftover $p ($comm)"
+		kill -9 "$p" 2>/dev/null || true
+	done
 	sleep 0.2
 	ip -all netns delete 2>/dev/null || true
 	for d in $(ip -o link show type dummy 2>/dev/null | awk -F': ' '{print $2}'); do
 		ip link del "${d%@*}" 2>/dev/null || true
 	done
-	ip link show fqpv0 >/dev/null 2>&1 && ip link del fqpv0
 	true
 }
 
