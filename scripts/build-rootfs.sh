@@ -29,6 +29,12 @@ fi
 need_root "debootstrap"
 ensure_packages debootstrap e2fsprogs
 mkdir -p "$FQP_IMAGES" "$FQP_CACHE/logs"
+with_lock "$FQP_IMAGES/.fqp-lock"
+# Another run may have built it while we waited for the lock.
+if [ -f "$img" ]; then
+	log "rootfs image is up to date: $img"
+	exit 0
+fi
 mirror=$(apt_mirror)
 pkgs=$(grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/rootfs/packages" | paste -sd, -)
 dir=$FQP_IMAGES/rootfs.tmp

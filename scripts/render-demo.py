@@ -199,14 +199,18 @@ def big_share(rr, size=32768):
     return 100.0 * sum(int(r["len"]) for r in rr if int(r["len"]) >= size) / total if total else float("nan")
 
 
-def split_transactions(rrows, size):
-    """Response departures (time_us, len) grouped by response: bytes k*size.."""
-    out, cum = {}, 0
-    for r in rrows:
-        k = cum // size
-        out.setdefault(k, []).append((float(r["time_us"]), int(r["len"])))
-        cum += int(r["len"])
-    return out
+def split_transactions(pkts, size):
+    """Response departures (time_us, len) by response: sequence k*size.. of
+    the server's stream; a segment whose bytes were all sent before
+    (a retransmission) is left out and counted."""
+    out, sent, rtx = {}, 0, 0
+    for t, seq, ln in pkts:
+        if seq + ln <= sent:
+            rtx += 1
+            continue
+        sent = max(sent, seq + ln)
+        out.setdefault(seq // size, []).append((t * 1e6, ln))
+    return out, rtx
 
 
 def max_window(pk, window_us=1000.0):
@@ -223,7 +227,7 @@ def max_window(pk, window_us=1000.0):
 def spacing():
     size, res, plots = 200000, {}, []
     for q in ("pfifo", "fq"):
-        tr = split_transactions(rows(ddir("spacing", q + "-snd.csv")), size)
+        tr, rtx = split_transactions(read_tcp_data(ddir("spacing", q + "-snd.pcap")), size)
         full = [k for k in sorted(tr) if sum(x[1] for x in tr[k]) >= size]
         steady = [k for k in full if k >= 5] or full
         res[q] = dict(
@@ -231,15 +235,16 @@ def spacing():
             dur=statistics.median((tr[k][-1][0] - tr[k][0][0]) / 1000 for k in steady),
             burst=statistics.median(max_window(tr[k]) for k in steady),
             pkts=statistics.median(len(tr[k]) for k in steady),
-            n=len(full))
-        k = steady[len(steady) // 2]
+            n=len(full), rtx=rtx)
+        # The response of median duration: representative, not a TCG stall.
+        k = sorted(steady, key=lambda k: tr[k][-1][0] - tr[k][0][0])[len(steady) // 2]
         t0, cum, pts = tr[k][0][0], 0, []
         for t, ln in tr[k]:
             pts.append(((t - t0) / 1000, cum / 1000, (cum + ln) / 1000))
             cum += ln
         res[q]["k"] = k
         dat("spacing-%s.dat" % q, pts)
-        plots.append("'spacing-%s.dat' using 1:2:(0):($3-$2) with vectors nohead lw 3 lc rgb '%s' title '%s (response #%d)', "
+        plots.append("'spacing-%s.dat' using 1:2:(0):($3-$2) with vectors nohead lw 3 lc rgb '%s' title '%s (response #%d, of median duration)', "
                      "'' using 1:3 with steps lw 1 lc rgb '%s' notitle"
                      % (q, COLORS[q], q, k, COLORS[q]))
     png = gnuplot("spacing_departures",
@@ -249,7 +254,8 @@ def spacing():
                   "plot " + ", ".join(plots))
     p, f = res["pfifo"], res["fq"]
     table = [
-        ("complete responses in the capture (of 30)", str(p["n"]), str(f["n"])),
+        ("complete responses captured (of 30); retransmitted segments", "%d; %d" % (p["n"], p["rtx"]),
+         "%d; %d" % (f["n"], f["rtx"])),
         ("200 KB response: GSO packets (median)", fmt(p["pkts"], "%.0f"), fmt(f["pkts"], "%.0f")),
         ("200 KB response: largest 1 ms burst (KB)", fmt(p["burst"] / 1000), fmt(f["burst"] / 1000)),
         ("200 KB response: first to last segment (ms)", fmt(p["dur"], "%.2f"), fmt(f["dur"], "%.2f")),
@@ -350,15 +356,13 @@ def newflows():
     return table, [png]
 
 
-def read_pcap(path):
-    """(time_s, udp_dport) of each IPv4 UDP packet of an Ethernet pcap."""
+def pcap_records(path):
+    """(time_s, frame bytes) of each record of a pcap (us or ns timestamps)."""
     import struct
-    out = []
     with open(path, "rb") as f:
         data = f.read()
-    magic = data[:4]
     for endian in ("<", ">"):
-        m = struct.unpack(endian + "I", magic)[0]
+        m = struct.unpack(endian + "I", data[:4])[0]
         if m in (0xa1b2c3d4, 0xa1b23c4d):
             div = 1e6 if m == 0xa1b2c3d4 else 1e9
             break
@@ -367,12 +371,43 @@ def read_pcap(path):
     off = 24
     while off + 16 <= len(data):
         sec, frac, caplen, _ = struct.unpack(endian + "IIII", data[off:off + 16])
-        p = data[off + 16:off + 16 + caplen]
+        yield sec + frac / div, data[off + 16:off + 16 + caplen]
         off += 16 + caplen
-        if len(p) >= 38 and p[12:14] == b"\x08\x00" and p[23] == 17:
-            l4 = 14 + (p[14] & 0xf) * 4
-            if len(p) >= l4 + 4:
-                out.append((sec + frac / div, struct.unpack(">H", p[l4 + 2:l4 + 4])[0]))
+
+
+def ipv4(p, proto):
+    """Offset of the L4 header of an Ethernet/IPv4 frame carrying PROTO, or None."""
+    if len(p) >= 34 and p[12:14] == b"\x08\x00" and p[23] == proto:
+        return 14 + (p[14] & 0xf) * 4
+    return None
+
+
+def read_pcap(path):
+    """(time_s, udp_dport) of each IPv4 UDP packet of an Ethernet pcap."""
+    import struct
+    out = []
+    for t, p in pcap_records(path):
+        l4 = ipv4(p, 17)
+        if l4 is not None and len(p) >= l4 + 4:
+            out.append((t, struct.unpack(">H", p[l4 + 2:l4 + 4])[0]))
+    return out
+
+
+def read_tcp_data(path):
+    """(time_s, relative seq, payload len) of each IPv4 TCP data packet."""
+    import struct
+    out, base = [], None
+    for t, p in pcap_records(path):
+        l4 = ipv4(p, 6)
+        if l4 is None or len(p) < l4 + 13:
+            continue
+        iplen = struct.unpack(">H", p[16:18])[0]
+        ln = iplen - (l4 - 14) - (p[l4 + 12] >> 4) * 4
+        if ln <= 0:
+            continue
+        seq = struct.unpack(">I", p[l4 + 4:l4 + 8])[0]
+        base = seq if base is None else base
+        out.append((t, (seq - base) % (1 << 32), ln))
     return out
 
 

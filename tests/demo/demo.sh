@@ -1,0 +1,182 @@
+# shellcheck shell=bash
+# The demo's experiments (scripts/demo.sh boots a kernel with --cases
+# tests/demo). Each t_<experiment> runs "before" and "after" in the same
+# boot and writes its raw data to $R/data/<experiment>/ (pcap, the
+# pcapstat CSV/stats, iperf3 JSON, samples); scripts/render-demo.py turns
+# them into the report on the host. A case fails only when it could not
+# measure; what it measured is reported, whichever way it went.
+# shellcheck source=tests/demo/demo-lib.bash
+. "$(dirname "${BASH_SOURCE[0]}")/demo-lib.bash"
+# shellcheck disable=SC2034 # read by run.sh
+CASE_TIMEOUT=300
+
+# 1. TSO bursts: one flow at SO_MAX_PACING_RATE 50 Mbit/s (iperf3 --fq-rate).
+# before: pfifo and tcp_min_tso_segs=44 (64 KB GSO packets, the old TSO
+# behaviour); after: fq and the default min_tso_segs (~1 ms of data each).
+t_burstiness() {
+	local d mode def
+	d=$(ddir burstiness)
+	topo3
+	rcv_delay 20ms
+	iperf_daemon
+	def=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
+	for mode in before after; do
+		if [ "$mode" = before ]; then
+			snd_qdisc pfifo
+			sn sysctl -qw net.ipv4.tcp_min_tso_segs=44
+		else
+			snd_qdisc fq
+			sn sysctl -qw net.ipv4.tcp_min_tso_segs="$def"
+		fi
+		cap_start snd veth0 "$d/$mode-snd.pcap" "tcp and src host $D_SND and dst port $IPERF_PORT"
+		cap_start rcv veth1 "$d/$mode-rcv.pcap" "tcp and src host $D_SND and dst port $IPERF_PORT"
+		iperf "$d/$mode.json" -t 6 --fq-rate 50M
+		cap_stop "$d/$mode-snd.pcap" "$d/$mode-rcv.pcap"
+		sn tc -s qdisc show dev veth0 >"$d/$mode-qdisc.txt"
+		say "== $mode: $(sn tc qdisc show dev veth0), tcp_min_tso_segs=$(nsysctl snd net.ipv4.tcp_min_tso_segs), goodput $(goodput "$d/$mode.json") Mbit/s"
+		pstat "$d/$mode-snd.pcap"
+		pstat "$d/$mode-rcv.pcap"
+	done
+}
+
+# 2. The patch mail's trace: 200 KB request/response (netperf TCP_RR
+# -r 200000,200000) behind a 100 Mbit/s bottleneck (netem rate on rtr1),
+# the server's departures captured on snd's veth0, pfifo vs fq.
+t_spacing() {
+	local d q
+	d=$(ddir spacing)
+	topo3
+	rcv_delay 5ms
+	xr tc qdisc replace dev rtr1 root netem rate 100mbit limit 1000
+	rr_daemon
+	for q in pfifo fq; do
+		snd_qdisc "$q"
+		cap_start snd veth0 "$d/$q-snd.pcap" "tcp and src host $D_SND and src port $RR_PORT"
+		rn rrlat -c "$D_SND" -p "$RR_PORT" -n 30 -q 200000 -r 200000 -i 0 >"$d/$q-rr.txt" ||
+			fail "rrlat 200000,200000 over $q failed: $(cat "$d/$q-rr.txt")"
+		cap_stop "$d/$q-snd.pcap"
+		say "== $q: $(cat "$d/$q-rr.txt")"
+		pstat "$d/$q-snd.pcap"
+	done
+}
+
+# 3. N bulk flows behind a 20 Mbit/s htb (not more: under TCG on a
+# shared machine the guest must still be able to fill it): per-flow goodput, pfifo vs fq leaf.
+t_fairness() {
+	local d q n
+	d=$(ddir fairness)
+	topo3
+	rcv_delay 10ms
+	iperf_daemon
+	bottleneck_htb 20mbit
+	for q in pfifo fq; do
+		leaf_qdisc "$q"
+		for n in 1 2 4 8 16; do
+			iperf "$d/$q-$n.json" -P "$n" -t 5 -O 1
+			say "== $q, $n flows: $(goodput "$d/$q-$n.json") Mbit/s"
+		done
+	done
+}
+
+# 4. Short request/response latency while 8 bulk flows fill the same
+# bottleneck (fq serves a sparse flow from its new-flows list first).
+t_newflows() {
+	local d q pid
+	d=$(ddir newflows)
+	topo3
+	rcv_delay 10ms
+	iperf_daemon
+	rr_daemon
+	bottleneck_htb 20mbit
+	for q in pfifo fq; do
+		leaf_qdisc "$q"
+		rn rrlat -c "$D_SND" -p "$RR_PORT" -n 100 -q 64 -r 1000 -i 10 >"$d/$q-idle.txt" ||
+			fail "rrlat (idle) failed"
+		iperf "$d/$q-bulk.json" -P 8 -t 12 &
+		pid=$!
+		sleep 3
+		rn rrlat -c "$D_SND" -p "$RR_PORT" -n 100000 -t 7 -q 64 -r 1000 -i 10 >"$d/$q-loaded.txt" ||
+			fail "rrlat (under load) failed"
+		wait "$pid" || fail "the bulk iperf3 failed"
+		sn tc -s qdisc show dev veth0 >"$d/$q-qdisc.txt"
+		say "== $q idle:   $(cat "$d/$q-idle.txt")"
+		say "== $q loaded: $(cat "$d/$q-loaded.txt") (bulk $(goodput "$d/$q-bulk.json") Mbit/s)"
+	done
+}
+
+# 5. fq's garbage collection: a burst of 10k one-packet UDP flows (to
+# D_SINK) while a stream of new one-packet flows arrives at 500/s. fq
+# collects a flow idle for more than 3 s when a new packet's lookup walks
+# past it. The UDP capture gives each flow's last packet, so the host can
+# count the flows that are 3 s idle at each sample.
+t_gc() {
+	local d spid npid
+	d=$(ddir gc)
+	topo3
+	snd_qdisc fq
+	if ! { ulimit -Hn 65536 && ulimit -n 65536; }; then
+		fail "cannot raise the open-file limit to 65536 for 10k UDP sockets"
+	fi
+	# The sampler: fq's flow counters every 0.5 s (one process; spawning
+	# ip-netns per sample would cost more than that under TCG).
+	ip netns exec snd python3 - "$d/samples.csv" <<'EOF' &
+import json, subprocess, sys, time
+out = open(sys.argv[1], "w", buffering=1)
+out.write("time,flows,inactive,gc_flows,qlen\n")
+def first(kv):  # tc prints "throttled" twice: keep the first
+    d = {}
+    for k, v in kv:
+        d.setdefault(k, v)
+    return d
+while True:
+    t = time.time()
+    tc = subprocess.run(["tc", "-s", "-j", "qdisc", "show", "dev", "veth0"],
+                        capture_output=True, text=True).stdout
+    for q in json.loads(tc, object_pairs_hook=first):
+        if q.get("kind") == "fq":
+            q = {**q.get("options", {}), **q}
+            get = lambda *keys: next((q[k] for k in keys if k in q), "")
+            out.write("%.3f,%s,%s,%s,%s\n" % (t, get("flows"), get("inactive", "inactive_flows"),
+                                             get("gc", "gc_flows"), get("qlen")))
+    time.sleep(max(0.0, 0.5 - (time.time() - t)))
+EOF
+	spid=$!
+	cap_start snd veth0 "$d/udp.pcap" udp
+	sleep 1
+	sn udpflows -d "$D_SINK" -p 40000 -n 5000 -C -c 5000 -l 64 -r 256k >"$d/new.txt" &
+	npid=$!
+	sn udpflows -d "$D_SINK" -p 20000 -n 10000 -C -c 10000 -l 64 >"$d/burst.txt" ||
+		fail "udpflows (10k flows) failed: $(cat "$d/burst.txt")"
+	wait "$npid" || fail "udpflows (new flows at 500/s) failed: $(cat "$d/new.txt")"
+	sleep 2
+	cap_stop "$d/udp.pcap"
+	kill "$spid"
+	wait "$spid" 2>/dev/null || true
+	sn tc -s qdisc show dev veth0 >"$d/qdisc.txt"
+	say "== burst: $(tr '\n' ' ' <"$d/burst.txt"); new: $(tr '\n' ' ' <"$d/new.txt")"
+	cat "$d/samples.csv" "$d/qdisc.txt"
+	[ "$(wc -l <"$d/samples.csv")" -gt 10 ] || fail "too few fq samples in $d/samples.csv"
+}
+
+# 6. Random loss on the path (netem on rtr1, after segmentation) with a
+# 50 ms RTT: goodput with pfifo (no pacing), fq nopacing and fq.
+t_lossy() {
+	local d loss q name
+	d=$(ddir lossy)
+	topo3
+	# Cut the GSO packets on veth0 itself, so that netem drops single
+	# segments, not whole 64 KB GSO packets; TCP still sends GSO skbs.
+	sn ethtool -K veth0 tso off >/dev/null
+	rcv_delay 50ms
+	iperf_daemon
+	for loss in 0.1 1; do
+		xr tc qdisc replace dev rtr1 root netem loss "$loss%" rate 100mbit limit 1000
+		for q in pfifo "fq nopacing" fq; do
+			name=${q// /-}-loss$loss
+			# shellcheck disable=SC2086 # "fq nopacing" is two words for tc
+			snd_qdisc $q
+			iperf "$d/$name.json" -t 15 -O 1
+			say "== loss $loss%, $q: $(goodput "$d/$name.json") Mbit/s"
+		done
+	done
+}

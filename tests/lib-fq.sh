@@ -1,0 +1,148 @@
+# shellcheck shell=bash
+# Helpers shared by the sch_fq cases (50-80). Sourced after lib.sh.
+
+# Which kernel runs: run.sh exports FQP_KERNEL from run.conf; a case run by
+# hand falls back to the run disk's run.conf.
+if [ -z "${FQP_KERNEL:-}" ] || [ "$FQP_KERNEL" = unknown ]; then
+	# shellcheck source=/dev/null
+	[ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
+fi
+FQP_KERNEL=${FQP_KERNEL:-unknown}
+
+# Wire bytes per TCP segment over veth with MTU 1500 and timestamps on:
+# 14 Ethernet + 20 IPv4 + 32 TCP headers around a 1448-byte MSS. sch_fq
+# charges qdisc_pkt_len(), which is these 1514 bytes per segment.
+# shellcheck disable=SC2034 # used by the cases
+MSS=1448 WIRE=1514
+
+# qv JSON KIND[/HANDLE] KEY: one statistic or option of a qdisc in JSON
+# from `tc -s -j qdisc show` (take one snapshot, read several values from
+# it: under TCG a tc run can take most of a second while queues drain). 0
+# when tc left the key out: bookworm tc prints latency, flows_plimit,
+# ce_mark... only when non-zero. "throttled" appears twice in fq's JSON: the
+# first (asked for as throttled_flows) counts throttled flows, the second is
+# the throttle event counter. Pure bash: no process per value.
+qv() {
+	local kind=${2%%/*} h='' obj re
+	[[ $2 != */* ]] || h="\"handle\":\"${2#*/}\""
+	while IFS= read -r obj; do
+		[[ $obj == *"\"kind\":\"$kind\""* && $obj == *"$h"* ]] || continue
+		if [ "$3" = throttled_flows ]; then
+			re='"throttled":([^,}]*)'
+		else
+			re=".*\"$3\":([^,}]*)"
+		fi
+		if [[ $obj =~ $re ]]; then echo "${BASH_REMATCH[1]}"; else echo 0; fi
+		return 0
+	done <<<"${1//\},\{\"kind\"/$'\n'\{\"kind\"}"
+	echo "FAIL: no $2 qdisc in: $1" >&2
+	exit 1
+}
+
+# qx NS DEV KIND[/HANDLE] KEY: qv on a fresh snapshot.
+qx() { qv "$(ip netns exec "$1" tc -s -j qdisc show dev "$2")" "$3" "$4"; }
+
+# snap NS DEV: a snapshot for qv
+snap() { ip netns exec "$1" tc -s -j qdisc show dev "$2"; }
+
+# fqx NS DEV KEY [HANDLE]: qx for the (first, or HANDLE's) fq qdisc.
+fqx() { qx "$1" "$2" "fq${4:+/$4}" "$3"; }
+
+# fqnl NS DEV OP NAME[:u8|u16|u32]=VALUE... [-- OP NAME=VALUE...]...: send
+# RTM_NEWQDISC requests (OP add|change|replace) for a root fq with exactly
+# these TCA_FQ_* attributes: tc can not send rate_enable 2, buckets_log 0 or
+# short attributes. One line per request: OK or the errno name and the
+# kernel's extack message, then "unchanged" or "CHANGED" according to the
+# `tc -j qdisc show` dump before and after it.
+fqnl() {
+	ip netns exec "$1" python3 -c '
+import errno, socket, struct, subprocess, sys
+ATTR = {"limit": 1, "flow_limit": 2, "quantum": 3, "initial_quantum": 4,
+        "rate_enable": 5, "defrate": 6, "maxrate": 7, "buckets_log": 8,
+        "refill_delay": 9, "orphan_mask": 10, "low_rate_threshold": 11,
+        "ce_threshold": 12, "timer_slack": 13, "horizon": 14, "horizon_drop": 15}
+FMT = {"u8": "<B", "u16": "<H", "u32": "<I"}
+FLAGS = {"add": 0x600, "change": 0, "replace": 0x500}  # CREATE|EXCL, -, CREATE|REPLACE
+def attr(t, data):
+    return struct.pack("<HH", 4 + len(data), t) + data + b"\0" * (-len(data) % 4)
+def dump():
+    return subprocess.run(["tc", "-j", "qdisc", "show", "dev", dev], capture_output=True).stdout
+dev, reqs = sys.argv[1], [[]]
+for a in sys.argv[2:]:
+    if a == "--": reqs.append([])
+    else: reqs[-1].append(a)
+s = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0)
+s.setsockopt(270, 11, 1)  # SOL_NETLINK, NETLINK_EXT_ACK
+for seq, (op, *args) in enumerate(reqs, 1):
+    opts = b""
+    for a in args:
+        name, val = a.split("=")
+        name, _, size = name.partition(":")
+        size = size or ("u8" if name == "horizon_drop" else "u32")
+        opts += attr(ATTR[name], struct.pack(FMT[size], int(val, 0)))
+    tcm = struct.pack("<BxxxiIII", 0, socket.if_nametoindex(dev), 0, 0xFFFFFFFF, 0)
+    body = tcm + attr(1, b"fq\0") + attr(2, opts)
+    msg = struct.pack("<IHHII", 16 + len(body), 36, 0x5 | FLAGS[op], seq, 0) + body
+    before = dump()
+    s.send(msg)
+    r = s.recv(65536)
+    ln, typ, flags = struct.unpack_from("<IHH", r)
+    err = -struct.unpack_from("<i", r, 16)[0] if typ == 2 else 0
+    text = ""
+    if flags & 0x200:  # NLM_F_ACK_TLVS: TLVs after the (capped) request
+        off = 20 + (16 if flags & 0x100 else len(msg))
+        while off + 4 <= ln:
+            alen, atyp = struct.unpack_from("<HH", r, off)
+            if atyp == 1 and alen > 4:
+                text = " (" + r[off + 4:off + alen].rstrip(b"\0").decode() + ")"
+            if alen < 4: break
+            off += (alen + 3) & ~3
+    res = errno.errorcode.get(err, str(err)) if err else "OK"
+    print("%s %s: %s%s %s" % (op, " ".join(args), res, text, "unchanged" if dump() == before else "CHANGED"))
+' "$2" "${@:3}"
+}
+
+# wait_listen NS PROTO PORT: until something listens there (max 5 s).
+wait_listen() {
+	for _ in $(seq 50); do
+		ip netns exec "$1" ss -Hln"${2:0:1}" "sport = :$3" | grep -q . && return 0
+		sleep 0.1
+	done
+	fail "nothing listens on $2 port $3 in $1"
+}
+
+# iperf_srv PORT JSONFILE: a one-shot iperf3 server in rcv writing JSON.
+iperf_srv() {
+	rn iperf3 -s -1 -p "$1" -J >"$2" 2>&1 &
+	wait_listen rcv tcp "$1"
+}
+
+# srv_rate JSONFILE SKIP: receiver goodput in bit/s from an iperf3 server's
+# JSON, over the intervals after the first SKIP (slow start, initial burst).
+srv_rate() {
+	python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+iv = j["intervals"][int(sys.argv[2]):]
+iv = [i["sum"] for i in iv if i["sum"]["seconds"] > 0.5]
+print(sum(i["bytes"] for i in iv) * 8 / sum(i["seconds"] for i in iv))' "$1" "$2"
+}
+
+# kernel_note WHAT: record in the log a place where this kernel differs from
+# the documented contract of the series.
+kernel_note() { say "NOTE ($FQP_KERNEL kernel): $*"; }
+
+# quiet_link: permanent neighbour entries both ways and IPv6 off on the
+# veth pair, so that nothing but the case's own traffic passes the qdisc
+# under test (no ARP resolution or reachability probe, no router
+# solicitation or MLD report), and its counters and flows add up exactly.
+quiet_link() {
+	sn sysctl -qw net.ipv6.conf.veth0.disable_ipv6=1
+	rn sysctl -qw net.ipv6.conf.veth1.disable_ipv6=1
+	sn ip neigh replace "$RCV_IP" lladdr "$(rn cat /sys/class/net/veth1/address)" dev veth0 nud permanent
+	rn ip neigh replace "$SND_IP" lladdr "$(sn cat /sys/class/net/veth0/address)" dev veth1 nud permanent
+}
+
+# acmp "AWK-EXPR": float comparison in awk (lib.sh's fcmp starts a python,
+# which costs ~1-2 s under TCG).
+acmp() { awk "BEGIN { exit !($1) }"; }

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * udpflows: UDP traffic for the sch_fq cases.
+ *
+ * Send mode spreads COUNT packets (or SECS seconds of them) round-robin over
+ * FLOWS destination ports PORT..PORT+FLOWS-1, at a total payload RATE:
+ *   - default: one unconnected socket and sendto(). sch_fq classifies such
+ *     sockets (sk_state TCP_CLOSE) by packet hash & orphan_mask, so every
+ *     destination port becomes its own fq flow (up to orphan_mask+1 flows)
+ *     without needing thousands of file descriptors;
+ *   - -C: one connected socket per port, so fq sees one flow per socket.
+ * -P sets SO_PRIORITY on every packet, -H N sends every Nth packet with
+ * SO_PRIORITY 7 (TC_PRIO_CONTROL, fq's high-priority queue), -m sets
+ * SO_MAX_PACING_RATE and -T N sets SO_TXTIME so that packet i leaves no
+ * earlier than start + i*N us (CLOCK_MONOTONIC).
+ * Every payload starts with a header carrying CLOCK_MONOTONIC at send time;
+ * network namespaces share that clock, so the receiver measures one-way
+ * delay. The summary line counts only packets the kernel accepted (a qdisc
+ * drop is not reported to an unconnected UDP sender, so sent = offered to
+ * the qdisc).
+ *
+ * Receive mode (-R) binds PORT..PORT+FLOWS-1 and prints, per class (0 =
+ * normal, 1 = the -H packets), the count and one-way delay percentiles.
+ * It stops after SECS, after COUNT packets, or IDLE ms without packets once
+ * something arrived.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <linux/net_tstamp.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef SO_TXTIME
+#define SO_TXTIME 61
+#define SCM_TXTIME SO_TXTIME
+#endif
+
+#define MAGIC 0x66717031u /* "fqp1" */
+#define MAXFLOWS 65536
+
+struct hdr {
+	uint32_t magic;
+	uint32_t cls;
+	uint64_t seq;
+	uint64_t ts_ns;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void die(const char *what)
+{
+	perror(what);
+	exit(1);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: udpflows -d ADDR [-p PORT] [-n FLOWS] [-C] [-c COUNT] [-t SECS]\n"
+		"                [-r RATE] [-l LEN] [-P PRIO] [-H N] [-m RATE] [-T US]\n"
+		"       udpflows -R [-6] [-p PORT] [-n FLOWS] [-c COUNT] [-t SECS] [-i IDLE_MS]\n"
+		"RATE in bit/s with optional k/m/g suffix; 0 = as fast as possible\n");
+	exit(2);
+}
+
+/* "20m" -> 20000000 */
+static double parse_rate(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	switch (*end) {
+	case 'k': case 'K': v *= 1e3; break;
+	case 'm': case 'M': v *= 1e6; break;
+	case 'g': case 'G': v *= 1e9; break;
+	case '\0': break;
+	default: usage();
+	}
+	return v;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Fill addr for ADDR (v4 or v6) and PORT; returns its length. */
+static socklen_t mkaddr(struct sockaddr_storage *ss, const char *addr, int port)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		return sizeof(*a4);
+	}
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		return sizeof(*a6);
+	}
+	fprintf(stderr, "bad address %s\n", addr);
+	exit(2);
+}
+
+static void setprio(int fd, int prio)
+{
+	if (setsockopt(fd, SOL_SOCKET, SO_PRIORITY, &prio, sizeof(prio)))
+		die("SO_PRIORITY");
+}
+
+/* One socket, with a send buffer big enough that a full qdisc never blocks
+ * the sender (the cases want the qdisc, not the socket, to decide drops).
+ */
+static int mksock(int family, int prio, double maxrate, int txtime)
+{
+	int fd = socket(family, SOCK_DGRAM, 0), buf = 32 << 20;
+
+	if (fd < 0)
+		die("socket");
+	if (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)))
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf));
+	if (prio)
+		setprio(fd, prio);
+	if (maxrate > 0) {
+		/* SO_MAX_PACING_RATE is in bytes per second */
+		unsigned long r = (unsigned long)(maxrate / 8);
+
+		if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r)))
+			die("SO_MAX_PACING_RATE");
+	}
+	if (txtime) {
+		struct sock_txtime st = { .clockid = CLOCK_MONOTONIC };
+
+		if (setsockopt(fd, SOL_SOCKET, SO_TXTIME, &st, sizeof(st)))
+			die("SO_TXTIME");
+	}
+	return fd;
+}
+
+static int do_send(const char *addr, int port, int nflows, int conn,
+		   unsigned long count, double secs, double rate, int len,
+		   int prio, int hp_every, double maxrate, long txtime_us)
+{
+	struct sockaddr_storage ss[1];
+	socklen_t sl = mkaddr(ss, addr, port);
+	int family = ss->ss_family, nsock = conn ? nflows : 1;
+	unsigned long sent = 0, hp = 0, errs = 0, i;
+	int *fds = calloc(nsock, sizeof(int));
+	char *buf = calloc(1, len);	/* len >= sizeof(struct hdr), see main() */
+	uint64_t t0, gap_ns = 0, deadline;
+	struct rlimit rl;
+	int f;
+
+	if (!fds || !buf)
+		die("calloc");
+	if (conn) {
+		/* one fd per flow: raise the soft limit to the hard one */
+		if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
+	for (f = 0; f < nsock; f++) {
+		fds[f] = mksock(family, prio, maxrate, txtime_us > 0);
+		if (conn) {
+			mkaddr(ss, addr, port + f);
+			if (connect(fds[f], (struct sockaddr *)ss, sl))
+				die("connect");
+		}
+	}
+	if (rate > 0)
+		gap_ns = (uint64_t)(len * 8 * 1e9 / rate);
+	t0 = now_ns();
+	deadline = secs > 0 ? t0 + (uint64_t)(secs * 1e9) : UINT64_MAX;
+	for (i = 0; (!count || i < count); i++) {
+		struct hdr *h = (struct hdr *)buf;
+		char cbuf[CMSG_SPACE(sizeof(uint64_t))];
+		struct iovec iov = { buf, len };
+		struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+		int fl = i % nflows, fd = fds[conn ? fl : 0];
+		int is_hp = hp_every && i % hp_every == (unsigned long)hp_every - 1;
+		uint64_t now = now_ns();
+
+		if (now >= deadline)
+			break;
+		if (gap_ns && t0 + i * gap_ns > now) {
+			uint64_t due = t0 + i * gap_ns;
+			struct timespec ts = { due / 1000000000ull, due % 1000000000ull };
+
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		}
+		if (!conn) {
+			mkaddr(ss, addr, port + fl);
+			m.msg_name = ss;
+			m.msg_namelen = sl;
+		}
+		if (txtime_us > 0) {
+			struct cmsghdr *c;
+			uint64_t when = t0 + i * (uint64_t)txtime_us * 1000;
+
+			m.msg_control = cbuf;
+			m.msg_controllen = sizeof(cbuf);
+			c = CMSG_FIRSTHDR(&m);
+			c->cmsg_level = SOL_SOCKET;
+			c->cmsg_type = SCM_TXTIME;
+			c->cmsg_len = CMSG_LEN(sizeof(when));
+			memcpy(CMSG_DATA(c), &when, sizeof(when));
+		}
+		h->magic = MAGIC;
+		h->cls = is_hp;
+		h->seq = i;
+		h->ts_ns = now_ns();
+		if (is_hp)
+			setprio(fd, 7);
+		if (sendmsg(fd, &m, 0) < 0)
+			errs++;	/* e.g. ECONNREFUSED after an ICMP error */
+		else {
+			sent++;
+			hp += is_hp;
+		}
+		if (is_hp)
+			setprio(fd, prio);
+	}
+	printf("sent=%lu hp=%lu bytes=%lu errors=%lu secs=%.3f\n", sent, hp,
+	       sent * len, errs, (now_ns() - t0) / 1e9);
+	return 0;
+}
+
+struct cls {
+	uint64_t *d;
+	unsigned long n, cap;
+};
+
+static void add_sample(struct cls *c, uint64_t v)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? c->cap * 2 : 4096;
+		c->d = realloc(c->d, c->cap * sizeof(*c->d));
+		if (!c->d)
+			die("realloc");
+	}
+	c->d[c->n++] = v;
+}
+
+static uint64_t pct(struct cls *c, double p)
+{
+	unsigned long i = (unsigned long)(p / 100 * (c->n - 1) + 0.5);
+
+	return c->n ? c->d[i] : 0;
+}
+
+static int do_recv(int v6, int port, int nflows, unsigned long count,
+		   double secs, int idle_ms)
+{
+	struct pollfd *pfd = calloc(nflows, sizeof(*pfd));
+	struct cls cls[2] = { { 0 } };
+	unsigned long rx = 0, bytes = 0, bad = 0;
+	uint64_t t0 = now_ns(), last = 0;
+	static char buf[65536];
+	int f, k;
+
+	if (!pfd)
+		die("calloc");
+	for (f = 0; f < nflows; f++) {
+		struct sockaddr_storage ss;
+		socklen_t sl = mkaddr(&ss, v6 ? "::" : "0.0.0.0", port + f);
+		int fd = socket(ss.ss_family, SOCK_DGRAM, 0), b = 8 << 20;
+
+		if (fd < 0 || bind(fd, (struct sockaddr *)&ss, sl))
+			die("bind");
+		setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &b, sizeof(b));
+		pfd[f].fd = fd;
+		pfd[f].events = POLLIN;
+	}
+	for (;;) {
+		uint64_t now = now_ns();
+
+		if ((count && rx >= count) || (secs > 0 && now - t0 >= secs * 1e9) ||
+		    (rx && idle_ms && now - last >= idle_ms * 1000000ull))
+			break;
+		if (poll(pfd, nflows, 20) < 0 && errno != EINTR)
+			die("poll");
+		for (f = 0; f < nflows; f++) {
+			if (!(pfd[f].revents & POLLIN))
+				continue;
+			for (;;) {
+				ssize_t n = recv(pfd[f].fd, buf, sizeof(buf), MSG_DONTWAIT);
+				struct hdr h;
+
+				if (n < 0)
+					break;
+				last = now_ns();
+				rx++;
+				bytes += n;
+				memcpy(&h, buf, sizeof(h));
+				if (n < (ssize_t)sizeof(h) || h.magic != MAGIC || h.cls > 1) {
+					bad++;
+					continue;
+				}
+				add_sample(&cls[h.cls], last - h.ts_ns);
+			}
+		}
+	}
+	printf("rx=%lu bytes=%lu bad=%lu\n", rx, bytes, bad);
+	for (k = 0; k < 2; k++) {
+		struct cls *c = &cls[k];
+
+		qsort(c->d, c->n, sizeof(*c->d), cmp_u64);
+		printf("class%d n=%lu p50_us=%llu p90_us=%llu p99_us=%llu max_us=%llu\n", k, c->n,
+		       (unsigned long long)pct(c, 50) / 1000,
+		       (unsigned long long)pct(c, 90) / 1000,
+		       (unsigned long long)pct(c, 99) / 1000,
+		       (unsigned long long)pct(c, 100) / 1000);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *addr = NULL;
+	int port = 9000, nflows = 1, conn = 0, len = 1000, prio = 0, hp = 0;
+	int recv_mode = 0, v6 = 0, idle = 0, opt;
+	unsigned long count = 0;
+	double secs = 0, rate = 0, maxrate = 0;
+	long txtime = 0;
+
+	while ((opt = getopt(argc, argv, "d:p:n:Cc:t:r:l:P:H:m:T:R6i:")) != -1) {
+		switch (opt) {
+		case 'd': addr = optarg; break;
+		case 'p': port = atoi(optarg); break;
+		case 'n': nflows = atoi(optarg); break;
+		case 'C': conn = 1; break;
+		case 'c': count = strtoul(optarg, NULL, 0); break;
+		case 't': secs = atof(optarg); break;
+		case 'r': rate = parse_rate(optarg); break;
+		case 'l': len = atoi(optarg); break;
+		case 'P': prio = atoi(optarg); break;
+		case 'H': hp = atoi(optarg); break;
+		case 'm': maxrate = parse_rate(optarg); break;
+		case 'T': txtime = atol(optarg); break;
+		case 'R': recv_mode = 1; break;
+		case '6': v6 = 1; break;
+		case 'i': idle = atoi(optarg); break;
+		default: usage();
+		}
+	}
+	if (nflows < 1 || nflows > MAXFLOWS || port < 1 || port + nflows > 65536 ||
+	    len < (int)sizeof(struct hdr) || len > 65000 || hp < 0)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (recv_mode)
+		return do_recv(v6, port, nflows, count, secs, idle);
+	if (!addr || (!count && secs <= 0))
+		usage();
+	return do_send(addr, port, nflows, conn, count, secs, rate, len, prio,
+		       hp, maxrate, txtime);
+}
