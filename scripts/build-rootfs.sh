@@ -42,7 +42,7 @@ dir=$FQP_IMAGES/rootfs.tmp
 # them (deepest first) before anything is removed.
 unmount_under() {
 	local m
-	findmnt -n -R -o TARGET --list "$1" 2>/dev/null | sort -r | while read -r m; do
+	{ findmnt -n -R -o TARGET --list "$1" 2>/dev/null || true; } | sort -r | while read -r m; do
 		umount -l "$m" || true
 	done
 }
