@@ -54,6 +54,9 @@ sys.exit("no qdisc at " + want)' "${3:-root}"
 # per-cache counts (SLOB, or SLUB without CONFIG_SLUB_DEBUG).
 rb_slab() {
 	local n
+	# SLUB counts objects sitting free in per-CPU slabs as active: flush
+	# them and drop empty slabs first, so the count is the live objects.
+	[ ! -w "/sys/kernel/slab/$1/shrink" ] || echo 1 >"/sys/kernel/slab/$1/shrink" 2>/dev/null || true
 	if [ -r /proc/slabinfo ]; then
 		n=$(awk -v n="$1" '$1 == n {print $2; exit}' /proc/slabinfo)
 		[ -z "$n" ] || { echo "$n slabinfo"; return 0; }
