@@ -29,6 +29,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fqp-net.h"
+
 #define MAXMSG (1 << 20)
 
 static uint64_t now_us(void)
@@ -59,26 +61,6 @@ static int xfer(int fd, char *buf, size_t n, int rd)
 		n -= k;
 	}
 	return 0;
-}
-
-static socklen_t mkaddr(struct sockaddr_storage *ss, const char *addr, int port)
-{
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(port);
-		return sizeof(*a4);
-	}
-	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(port);
-		return sizeof(*a6);
-	}
-	fprintf(stderr, "bad address %s\n", addr);
-	exit(2);
 }
 
 static void serve(int c)

@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fqp-net.h"
+
 #ifndef SO_TXTIME
 #define SO_TXTIME 61
 #define SCM_TXTIME SO_TXTIME
@@ -99,27 +101,6 @@ static int cmp_u64(const void *a, const void *b)
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* Fill addr for ADDR (v4 or v6) and PORT; returns its length. */
-static socklen_t mkaddr(struct sockaddr_storage *ss, const char *addr, int port)
-{
-	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
-
-	memset(ss, 0, sizeof(*ss));
-	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
-		a4->sin_family = AF_INET;
-		a4->sin_port = htons(port);
-		return sizeof(*a4);
-	}
-	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
-		a6->sin6_family = AF_INET6;
-		a6->sin6_port = htons(port);
-		return sizeof(*a6);
-	}
-	fprintf(stderr, "bad address %s\n", addr);
-	exit(2);
 }
 
 static void setprio(int fd, int prio)

@@ -1,0 +1,36 @@
+/* Small socket helpers shared by the guest test tools. */
+#ifndef FQP_NET_H
+#define FQP_NET_H
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+/* Fill *ss for ADDR (IPv4 or IPv6 literal) and PORT; returns its length.
+ * A bad address is a usage error: exit 2.
+ */
+static inline socklen_t mkaddr(struct sockaddr_storage *ss, const char *addr,
+			       int port)
+{
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, addr, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons(port);
+		return sizeof(*a4);
+	}
+	if (inet_pton(AF_INET6, addr, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons(port);
+		return sizeof(*a6);
+	}
+	fprintf(stderr, "bad address %s\n", addr);
+	exit(2);
+}
+
+#endif
