@@ -12,6 +12,7 @@ usage: $0 [options]
   --config test|debug|bench  kernel fragment set (default test)
   --bzimage PATH          boot this kernel instead of building one
   --filter REGEX          run only guest cases whose file:case name matches
+  --exclude REGEX         skip guest cases whose file:case name matches (not run, not counted)
   --cases DIR             run the case files in DIR instead of tests/cases
   --timeout SEC           hard limit for the whole boot (default 3600)
   --silence SEC           fail if the guest prints nothing for SEC (default 900)
@@ -25,7 +26,7 @@ USAGE
 	exit 2
 }
 
-kernel=patched config=test bzimage='' filter='' cases='' timeout=3600 silence=900
+kernel=patched config=test bzimage='' filter='' exclude='' cases='' timeout=3600 silence=900
 mem=2G smp=2 shell=0 rundir='' rebuild=0 dry=0 verbose=0
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,6 +35,7 @@ while [ $# -gt 0 ]; do
 	--bzimage) bzimage=${2:-}; shift ;;
 	--filter) filter=${2:-}; shift ;;
 	--cases) cases=${2:-}; shift ;;
+	--exclude) exclude=${2:-}; shift ;;
 	--timeout) timeout=${2:-}; shift ;;
 	--silence) silence=${2:-}; shift ;;
 	--mem) mem=${2:-}; shift ;;
@@ -98,7 +100,7 @@ fi
 make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" >"$rundir/helpers-build.log" 2>&1 ||
 	{ cat "$rundir/helpers-build.log" >&2; die "building the test helpers failed (log: $rundir/helpers-build.log)" "fix tests/src/ and re-run"; }
 {
-	printf 'filter=%q\n' "$filter"
+	printf 'filter=%q\nexclude=%q\n' "$filter" "$exclude"
 	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\n' "$kernel" "$config"
 } >"$stage_dir/run.conf"
 mke2fs -q -F -t ext4 -L fqprun -d "$stage_dir" "$rundir/run.ext4" 1024M ||

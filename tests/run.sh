@@ -15,7 +15,7 @@ ktap_out=/dev/ttyS1
 [ -w "$ktap_out" ] || ktap_out=/dev/null
 emit() { printf '%s\n' "$*" | tee -a "$R/ktap.txt" >"$ktap_out"; }
 
-filter='' FQP_KERNEL=unknown FQP_CONFIG=unknown
+filter='' exclude='' FQP_KERNEL=unknown FQP_CONFIG=unknown
 # shellcheck source=/dev/null
 [ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
 export FQP_KERNEL FQP_CONFIG
@@ -25,12 +25,14 @@ for f in "$T"/cases/*.sh; do
 	for fn in $(bash -c ". '$T/lib.sh'; . '$f'; declare -F" | awk '$3 ~ /^t_/ {print $3}'); do
 		name=$(basename "$f" .sh):${fn#t_}
 		if [ -n "$filter" ] && ! [[ $name =~ $filter ]]; then continue; fi
+		if [ -n "$exclude" ] && [[ $name =~ $exclude ]]; then continue; fi
 		cases+=("$f:$fn")
 	done
 done
 
 emit "KTAP version 1"
 emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
+[ -z "$exclude" ] || emit "# excluded by request: cases matching /$exclude/"
 emit "1..$((${#cases[@]} + 1))"
 dmesg >"$R/dmesg-boot.txt"
 n=0
