@@ -7,20 +7,9 @@ CASE_TIMEOUT=150
 . "$T/demo/demo-lib.bash"
 
 t_rr_response_spread() {
-	local d q burst_pfifo burst_fq
+	local d burst_pfifo burst_fq
 	d=$(ddir spacing-assert)
-	topo3
-	rcv_delay 5ms
-	xr tc qdisc replace dev rtr1 root netem rate 100mbit limit 1000
-	rr_daemon
-	for q in pfifo fq; do
-		snd_qdisc "$q"
-		cap_start snd veth0 "$d/$q-snd.pcap" "tcp and src host $D_SND and src port $RR_PORT"
-		rn rrlat -c "$D_SND" -p "$RR_PORT" -n 10 -q 200000 -r 200000 -i 0 >"$d/$q-rr.txt" ||
-			fail "rrlat 200000,200000 over $q failed: $(cat "$d/$q-rr.txt")"
-		cap_stop "$d/$q-snd.pcap"
-		pstat "$d/$q-snd.pcap"
-	done
+	spacing_run "$d" 10
 	burst_pfifo=$(kv "$d/pfifo-snd.stat" burst_max_bytes)
 	burst_fq=$(kv "$d/fq-snd.stat" burst_max_bytes)
 	say "largest 1 ms burst at the sender: pfifo $burst_pfifo B, fq $burst_fq B"

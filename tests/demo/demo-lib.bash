@@ -157,3 +157,24 @@ kv() {
 goodput() {
 	python3 -c 'import json, sys; print("%.2f" % (json.load(open(sys.argv[1]))["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1"
 }
+
+# spacing_run DIR N: the patch mail's trace. N TCP_RR 200000,200000
+# transactions over a 100 Mbit/s netem bottleneck after the sender, with
+# pfifo and then fq as the sender's root qdisc; sender-side captures and
+# their pcapstat in DIR/<qdisc>-snd.{pcap,stat}.
+spacing_run() {
+	local d=$1 n=$2 q
+	topo3
+	rcv_delay 5ms
+	xr tc qdisc replace dev rtr1 root netem rate 100mbit limit 1000
+	rr_daemon
+	for q in pfifo fq; do
+		snd_qdisc "$q"
+		cap_start snd veth0 "$d/$q-snd.pcap" "tcp and src host $D_SND and src port $RR_PORT"
+		rn rrlat -c "$D_SND" -p "$RR_PORT" -n "$n" -q 200000 -r 200000 -i 0 >"$d/$q-rr.txt" ||
+			fail "rrlat 200000,200000 over $q failed: $(cat "$d/$q-rr.txt")"
+		cap_stop "$d/$q-snd.pcap"
+		say "== $q: $(cat "$d/$q-rr.txt")"
+		pstat "$d/$q-snd.pcap"
+	done
+}

@@ -43,21 +43,7 @@ t_burstiness() {
 # -r 200000,200000) behind a 100 Mbit/s bottleneck (netem rate on rtr1),
 # the server's departures captured on snd's veth0, pfifo vs fq.
 t_spacing() {
-	local d q
-	d=$(ddir spacing)
-	topo3
-	rcv_delay 5ms
-	xr tc qdisc replace dev rtr1 root netem rate 100mbit limit 1000
-	rr_daemon
-	for q in pfifo fq; do
-		snd_qdisc "$q"
-		cap_start snd veth0 "$d/$q-snd.pcap" "tcp and src host $D_SND and src port $RR_PORT"
-		rn rrlat -c "$D_SND" -p "$RR_PORT" -n 30 -q 200000 -r 200000 -i 0 >"$d/$q-rr.txt" ||
-			fail "rrlat 200000,200000 over $q failed: $(cat "$d/$q-rr.txt")"
-		cap_stop "$d/$q-snd.pcap"
-		say "== $q: $(cat "$d/$q-rr.txt")"
-		pstat "$d/$q-snd.pcap"
-	done
+	spacing_run "$(ddir spacing)" 30
 }
 
 # 3. N bulk flows behind a 20 Mbit/s htb (not more: under TCG on a
