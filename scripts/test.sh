@@ -28,7 +28,8 @@ while [ $# -gt 0 ]; do
 done
 
 # Under KASAN, lockdep and kmemleak a TCG guest runs several times slower:
-# the cases that assert rates and delays cannot hold there, and say nothing
+# the cases that assert rates, delays and the 3 s gc age cannot hold there
+# (the sender cannot make its flows within the window), and say nothing
 # about memory safety. The debug run keeps every other case.
 TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|65-fq-highprio|75-fq-gc):'
 if [ "$config" = debug ]; then
