@@ -48,6 +48,9 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+/* Parent vs fq qlen, read by two requests under load: see limit_step(). */
+#define QLEN_SLACK 32
+
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK 11
 #endif
@@ -1175,9 +1178,15 @@ static void limit_step(const char *id, struct tcase *c, uint32_t fill_limit)
 	    dropped < (long)b.q.qlen - (long)newlimit - 1 - sent)
 		bad("trim to %u not counted as drops (%ld)", newlimit, dropped);
 	if (parent != TC_H_ROOT) {
+		/* A second request, a moment later, while the flood goes on:
+		 * a few packets move in between (six seen on a KASAN guest).
+		 * A trim not propagated up the tree (qdisc_tree_reduce_backlog)
+		 * leaves hundreds, so a small slack still catches it.
+		 */
 		getq(TC_H_ROOT, &par_st);
 		if (par_st.has_queue && st.has_queue &&
-		    (par_st.q.qlen > st.q.qlen + 2 || par_st.q.qlen + 2 < st.q.qlen))
+		    (par_st.q.qlen > st.q.qlen + QLEN_SLACK ||
+		     par_st.q.qlen + QLEN_SLACK < st.q.qlen))
 			bad("parent %s qlen %u, fq qlen %u", par_st.kind, par_st.q.qlen, st.q.qlen);
 	}
 	if (!quiet || why[0])
