@@ -19,6 +19,10 @@ filter='' exclude='' FQP_KERNEL=unknown FQP_CONFIG=unknown
 # shellcheck source=/dev/null
 [ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
 export FQP_KERNEL FQP_CONFIG
+# KASAN, lockdep and kmemleak make a TCG guest several times slower: the
+# same work gets proportionally more time (as kselftest's timeout setting).
+timeout_scale=1
+[ "$FQP_CONFIG" != debug ] || timeout_scale=4
 
 cases=()
 for f in "$T"/cases/*.sh; do
@@ -41,7 +45,7 @@ for c in "${cases[@]}"; do
 	f=${c%:*} fn=${c##*:}
 	name=$(basename "$f" .sh | sed 's/^[0-9]*-//')_${fn#t_}
 	log=$R/logs/$name.log
-	to=$(bash -c ". '$f'; echo \${CASE_TIMEOUT:-300}")
+	to=$(($(bash -c ". '$f'; echo \${CASE_TIMEOUT:-300}") * timeout_scale))
 	before=$(dmesg | wc -l)
 	t0=$(date +%s)
 	timeout -k 10 "$to" bash -c ". '$T/lib.sh'; . '$f'; set -e; $fn" >"$log" 2>&1
