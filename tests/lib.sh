@@ -61,7 +61,7 @@ cleanup_all() {
 		p=${p#/proc/}
 		[ "$p" != 1 ] && [ "$p" != "$$" ] || continue
 		# Kernel threads have no command line.
-		[ -n "$(tr -d '\0' <"/proc/$p/cmdline" 2>/dev/null)" ] || continue
+		[ -n "$({ tr -d '\0' <"/proc/$p/cmdline"; } 2>/dev/null)" ] || continue
 		comm=$(cat "/proc/$p/comm" 2>/dev/null) || continue
 		echo "cleanup: killing leftover $p ($comm)"
 		kill -9 "$p" 2>/dev/null || true
