@@ -38,6 +38,6 @@ expect() {
 echo "TAP version 13"
 echo "1..2"
 expect failing_case_fails selftest-fail 600 '^not ok [0-9]+ selftest_deliberately_fails'
-expect guest_panic_fails selftest-panic 600 'PANIC: Kernel panic'
+expect guest_panic_fails selftest-panic 600 'PANIC: .*Kernel panic'
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]
