@@ -38,13 +38,20 @@ fi
 
 ensure_packages
 rc=0
+counts=$(mktemp)
+trap 'rm -f "$counts"' EXIT
+# step CMD...: run one stage, keep its "N passed, N failed" line for the total.
+step() {
+	"$@" | tee -a "$counts" || rc=1
+}
 if [ "$selftest" = 1 ] && [ "$kernel" = patched ]; then
-	"$FQP_ROOT/scripts/check-series.sh" || rc=1
+	step "$FQP_ROOT/scripts/check-series.sh"
 fi
-"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"} || rc=1
+step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"}
 if [ "$selftest" = 1 ]; then
-	"$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config" || rc=1
+	step "$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config"
 fi
+awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3} END {printf "total: %d passed, %d failed\n", p, f}' "$counts"
 [ "$rc" = 0 ] || die "the suite failed; see the run directories above" \
 	"open results/latest/ (console.log, logs/) or re-run one case with boot-and-test.sh --filter"
 log "suite passed"
