@@ -156,13 +156,6 @@ stamp() {
 	say "[$up] $*"
 }
 
-# kv FILE KEY: the value of KEY=value in FILE (first match).
-kv() {
-	local v
-	v=$(sed -n "s/^$2=//p" "$1" | head -n 1)
-	[ -n "$v" ] || fail "no $2 in $1"
-	printf '%s\n' "$v"
-}
 
 # capture_start FILE: tcpdump of snd's data packets on veth0 (sender side,
 # so the GSO sizes before segmentation), ready when this returns.

@@ -109,3 +109,13 @@ try:
 except OSError as e:
     print(errno.errorcode.get(e.errno, str(e.errno)))' "$2" "$3"
 }
+
+# kv FILE KEY: the value of KEY=value in FILE (first match); fails the
+# case if KEY is missing (pcapstat and the helpers print key=value lines).
+kv() {
+	local v
+	v=$(sed -n "s/^$2=//p" "$1" | head -n 1)
+	[ -n "$v" ] || fail "no $2 in $1"
+	printf '%s
+' "$v"
+}

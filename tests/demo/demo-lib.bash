@@ -145,13 +145,6 @@ pstat() {
 	cat "$base.stat"
 }
 
-# kv FILE KEY: the value of KEY=value in FILE.
-kv() {
-	local v
-	v=$(sed -n "s/^$2=//p" "$1" | head -n 1)
-	[ -n "$v" ] || fail "no $2 in $1"
-	printf '%s\n' "$v"
-}
 
 # goodput JSON: receiver goodput in Mbit/s from iperf3's client JSON.
 goodput() {
