@@ -195,7 +195,9 @@ fi
 # Host-side cases, reported with the guest's in one list.
 host_cases=()
 host_case() { host_cases+=("$1|$2"); }
-if [ "$kernel" = patched ] && [ -f "$FQP_PATCHED/.fqp-series" ]; then
+# The series checks belong to the suite, not to the demo or the benchmark
+# (--cases): they read the patches, not the booted kernel.
+if [ "$kernel" = patched ] && [ -z "$cases" ] && [ -f "$FQP_PATCHED/.fqp-series" ]; then
 	host_case 0 "series_quilt_push_applies"
 	cp_log=$rundir/checkpatch.log
 	: >"$cp_log"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The README's test command: from a fresh machine to a verdict. Checks the
-# series (checkpatch, each patch builds), boots the patched kernel and runs
+# The README's test command: from a fresh machine to a verdict. Lints the
+# scripts, checks the series (checkpatch, each patch builds), boots the patched kernel and runs
 # the whole suite in the guest, then proves that the harness itself fails
 # loudly (a failing case, a panic).
 # Exit status: 0 only if everything passed.
@@ -10,7 +10,7 @@
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [-- boot-and-test options]
-  --quick   skip the series review builds and the harness self-test
+  --quick   skip the lint, the series review builds and the harness self-test
 USAGE
 	exit 2
 }
@@ -44,6 +44,9 @@ trap 'rm -f "$counts"' EXIT
 step() {
 	"$@" | tee -a "$counts" || rc=1
 }
+if [ "$selftest" = 1 ]; then
+	step "$FQP_ROOT/scripts/lint.sh"
+fi
 if [ "$selftest" = 1 ] && [ "$kernel" = patched ]; then
 	step "$FQP_ROOT/scripts/check-series.sh"
 fi

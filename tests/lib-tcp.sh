@@ -54,6 +54,7 @@ iperf_field() {
 ss_sampler() {
 	# ip netns exec directly, not via sn: $! must be the sampler itself
 	# (ip execs it), not a subshell whose death would orphan the loop.
+	# shellcheck disable=SC2016 # the script is for the inner bash
 	ip netns exec snd bash -c '
 		while :; do
 			read -r up _ </proc/uptime

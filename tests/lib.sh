@@ -52,10 +52,10 @@ topo() {
 # sender's root qdisc stays free for the qdisc under test.
 rcv_delay() { rn tc qdisc replace dev veth1 root netem delay "$1"; }
 
-# Kill everything a case may have left behind and drop its namespaces.
-# Called by run.sh between cases: any user process other than init and the
-# runner itself is a leftover (backgrounded tools, `sn cmd &` subshells).
-cleanup_all() {
+# Kill every process a case may have left behind: any user process other
+# than init and the runner itself is a leftover (backgrounded tools,
+# `sn cmd &` subshells). Called by run.sh after every case.
+cleanup_procs() {
 	local p comm
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
@@ -67,6 +67,11 @@ cleanup_all() {
 		kill -9 "$p" 2>/dev/null || true
 	done
 	sleep 0.2
+}
+
+# Kill the leftovers and drop the case's namespaces and dummy devices.
+cleanup_all() {
+	cleanup_procs
 	ip -all netns delete 2>/dev/null || true
 	for d in $(ip -o link show type dummy 2>/dev/null | awk -F': ' '{print $2}'); do
 		ip link del "${d%@*}" 2>/dev/null || true
@@ -118,4 +123,99 @@ kv() {
 	[ -n "$v" ] || fail "no $2 in $1"
 	printf '%s
 ' "$v"
+}
+
+# kw FILE KEY: like kv, for KEY=value words on a line (rrlat, pacedflows
+# print one line of space-separated key=value pairs).
+kw() {
+	local v
+	v=$(grep -o "\(^\|[[:space:]]\)$2=[^[:space:]]*" "$1" | head -n 1 | sed "s/^[[:space:]]*$2=//")
+	[ -n "$v" ] || fail "no $2 in $1"
+	printf '%s\n' "$v"
+}
+
+# fq_stats DEV: the root fq's counters as key=value lines, from tc's text
+# output (its JSON has two "throttled" keys): sent dropped backlog qlen flows
+# inactive throttled_flows gc highprio throttled latency_ns flows_plimit.
+fq_stats() {
+	tc -s qdisc show dev "$1" | awk '
+	function ns(v) {
+		if (v ~ /ns$/) return v + 0
+		if (v ~ /us$/) return v * 1e3
+		if (v ~ /ms$/) return v * 1e6
+		if (v ~ /s$/) return v * 1e9
+		return v + 0
+	}
+	$1 == "Sent" { print "sent=" $4; d = $7; sub(/,/, "", d); print "dropped=" d; next }
+	$1 == "backlog" { b = $2; sub(/b$/, "", b); q = $3; sub(/p$/, "", q); print "backlog=" b; print "qlen=" q; next }
+	{
+		for (i = 1; i < NF; i++) {
+			k = $i; v = $(i + 1)
+			if (k == "flows" && !seen++) print "flows=" v + 0
+			else if (k == "(inactive") print "inactive=" v + 0
+			else if (k == "throttled" && v ~ /\)$/) print "throttled_flows=" v + 0
+			else if (k == "throttled") print "throttled=" v + 0
+			else if (k == "gc" || k == "highprio" || k == "flows_plimit") print k "=" v + 0
+			else if (k == "latency") printf "latency_ns=%.0f\n", ns(v)
+		}
+	}'
+}
+
+# fq_stats_in NS DEV: fq_stats inside namespace NS ("" = the initial one).
+fq_stats_in() {
+	if [ -z "$1" ]; then
+		fq_stats "$2"
+	else
+		ip netns exec "$1" bash -c "$(declare -f fq_stats); fq_stats $2"
+	fi
+}
+
+# fq_drain_check: run by run.sh after every case, once the case's
+# processes are gone and before its namespaces are. Every root fq left in
+# any namespace must be self-consistent: no more inactive or throttled
+# flows than flows, qlen 0 exactly when backlog is 0; it must drain (qlen
+# and backlog to 0) within 5 s, and if it still holds paced packets then,
+# a reset (link down) must empty it: qlen, backlog and flows all 0.
+fq_drain_check() {
+	local ns dev s prev bad=0
+	local -a nsx
+	for ns in "" $(ip netns list 2>/dev/null | awk '{print $1}'); do
+		nsx=()
+		[ -z "$ns" ] || nsx=(ip netns exec "$ns")
+		for dev in $("${nsx[@]}" tc qdisc show 2>/dev/null | awk '$1 == "qdisc" && $2 == "fq" && $6 == "root" {print $5}'); do
+			# tc reads the counters without the qdisc lock: judge only
+			# a snapshot that two reads in a row agree on (traffic over).
+			prev=''
+			for _ in 1 2 3 4 5 6 7 8 9 10; do
+				s=$(fq_stats_in "$ns" "$dev")
+				if [ "$s" = "$prev" ] && grep -qx 'qlen=0' <<<"$s"; then
+					break
+				fi
+				prev=$s
+				sleep 0.5
+			done
+			if [ "$s" = "$prev" ] && grep -qx 'qlen=0' <<<"$s"; then
+				fq_consistent "$s" ||
+					{ echo "counters: ${ns:-init}/$dev inconsistent: $(tr '\n' ' ' <<<"$s")"; bad=1; }
+				continue
+			fi
+			echo "counters: ${ns:-init}/$dev still holds $(sed -n 's/^qlen=//p' <<<"$s") packets after 5 s (paced); resetting it"
+			"${nsx[@]}" ip link set dev "$dev" down
+			s=$(fq_stats_in "$ns" "$dev")
+			if ! fq_consistent "$s" || ! grep -qx 'qlen=0' <<<"$s" ||
+				! grep -qx 'backlog=0' <<<"$s" || ! grep -qx 'flows=0' <<<"$s"; then
+				echo "counters: ${ns:-init}/$dev not empty after reset: $(tr '\n' ' ' <<<"$s")"
+				bad=1
+			fi
+		done
+	done
+	return "$bad"
+}
+
+# fq_consistent STATS: the invariants of one fq_stats snapshot.
+fq_consistent() {
+	awk -F= '{ v[$1] = $2 } END {
+		ok = v["inactive"] <= v["flows"] && v["throttled_flows"] <= v["flows"] &&
+		     ((v["qlen"] == 0) == (v["backlog"] == 0))
+		exit !ok }' <<<"$1"
 }

@@ -51,6 +51,13 @@ for c in "${cases[@]}"; do
 	timeout -k 10 "$to" bash -c ". '$T/lib.sh'; . '$f'; set -e; $fn" >"$log" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t0))
+	# Whatever the case did, the fq qdiscs it leaves must add up.
+	cleanup_procs >>"$log" 2>&1
+	if ! fq_drain_check >>"$log" 2>&1; then
+		emit "# $name: fq counters do not add up after the case:"
+		grep '^counters:' "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		[ "$rc" != 0 ] && [ "$rc" != 4 ] || rc=1
+	fi
 	cleanup_all >>"$log" 2>&1
 	splat=$(dmesg | tail -n +"$((before + 1))" | grep -E "$SPLAT_RE" | head -n 5 || true)
 	if [ -n "$splat" ]; then

@@ -4,6 +4,7 @@
 # sender. Without fq the whole response leaves the sender within about a
 # millisecond; fq spreads it at the pacing rate.
 CASE_TIMEOUT=150
+# shellcheck source=tests/demo/demo-lib.bash
 . "$T/demo/demo-lib.bash"
 
 t_rr_response_spread() {

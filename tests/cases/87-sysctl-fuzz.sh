@@ -137,6 +137,7 @@ t_concurrent_writers() {
 	pids=()
 	for nm in "${names[@]}" all; do
 		if [ "$nm" = all ]; then set -- "${names[@]}"; else set -- "$nm"; fi
+		# shellcheck disable=SC2016 # the script is for the inner bash
 		sn bash -c '
 			vals=(0 1 2 3 44 100 120 200 255 256 999 1000 1001 -1 abc "" 0x10 "5 6" 99999999999)
 			names=("$@")
@@ -149,6 +150,7 @@ t_concurrent_writers() {
 			done' writer "$@" &
 		pids+=($!)
 	done
+	# shellcheck disable=SC2016 # the script is for the inner bash
 	sn bash -c '
 		end=$((SECONDS + 5)); bad=0
 		while [ $SECONDS -lt $end ]; do

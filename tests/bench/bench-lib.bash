@@ -1,0 +1,52 @@
+# shellcheck shell=bash
+# The knobs and BIG_MASK are read by bench.sh, which sources this file.
+# shellcheck disable=SC2034
+# Helpers for the benchmark workloads (tests/bench/bench.sh; scripts/bench.sh
+# boots each kernel with --cases tests/bench). Not a case file (no .sh
+# suffix), so run.sh does not list it. Sourced after tests/lib.sh.
+#
+# Every workload appends rows "workload,variant,metric,value,unit" to
+# $R/data/bench.csv; the host adds the kernel and the repetition and turns
+# them into medians and ratios. A workload fails only when it could not
+# measure; whatever it measured is a result, whichever way it went.
+
+BDIR=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=tests/lib-pktgen.sh
+. "$T/lib-pktgen.sh"
+# shellcheck source=tests/lib-fq.sh
+. "$T/lib-fq.sh"
+# shellcheck source=tests/lib-robust.sh
+. "$T/lib-robust.sh"
+
+# Defaults: the full run. scripts/bench.sh writes bench.env (--quick and
+# the per-workload knobs) beside this file. Used by bench.sh.
+PG_SECS=1
+PG_WINDOWS=5
+PG_FLOWS="1 64 10000 1000000"
+PG_SIZES="64 1500"
+PG_PACING="off on"
+PACED_FLOWS=10000
+PACED_RATE=10k
+PACED_LEN=1000
+PACED_SECS=14
+PACED_WARMUP=5
+MEM_FLOWS=100000
+TCP_SECS=6
+TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
+RR_SECS=8
+# shellcheck source=/dev/null
+[ ! -f "$BDIR/bench.env" ] || . "$BDIR/bench.env"
+
+# The orphan mask that keeps every pktgen 4-tuple its own flow (pg_tuples
+# makes at most ~1.05M of them; 2^24 hash slots keep collisions near 3%).
+BIG_MASK=16777215
+
+# row WORKLOAD VARIANT METRIC VALUE UNIT
+row() {
+	mkdir -p "$R/data"
+	printf '%s,%s,%s,%s,%s\n' "$@" >>"$R/data/bench.csv"
+	say "  $1 $2: $3 = $4 $5"
+}
+
+# ratio A B: A / B with 3 decimals in awk ("nan" when B is 0).
+div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.3f\n", a / b }'; }
