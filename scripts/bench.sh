@@ -51,7 +51,6 @@ ensure_packages gnuplot-nox
 rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-bench}
 mkdir -p "$rundir"
 rundir=$(cd "$rundir" && pwd)
-export FQP_STEP=bench
 
 # Both kernels first, so that a build failure stops the run before any
 # measurement, and no build runs beside a measuring guest.
@@ -59,22 +58,24 @@ for k in stock patched; do
 	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$k" --config bench
 done
 
+export FQP_STEP=bench
 cases=$rundir/cases
 rm -rf "$cases"
 cp -a "$FQP_ROOT/tests/bench" "$cases"
 if [ "$quick" = 1 ]; then
 	cat >"$cases/bench.env" <<-'ENV'
 		# --quick: fewer points, shorter runs.
-		PG_SECS=2
+		PG_SECS=1
+		PG_WINDOWS=3
 		PG_FLOWS="1 10000"
 		PG_SIZES="64"
 		PG_PACING="off on"
-		PACED_SECS=11
-		PACED_WARMUP=4
+		PACED_SECS=9
+		PACED_WARMUP=3
 		MEM_FLOWS=100000
-		TCP_SECS=4
+		TCP_SECS=3
 		TCP_RUNS="cubic:1 bbr:1"
-		RR_SECS=5
+		RR_SECS=4
 	ENV
 fi
 filter="^bench:($(IFS='|'; echo "${selected[*]}"))\$"

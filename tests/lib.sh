@@ -195,8 +195,12 @@ fq_drain_check() {
 				sleep 0.5
 			done
 			if [ "$s" = "$prev" ] && grep -qx 'qlen=0' <<<"$s"; then
-				fq_consistent "$s" ||
-					{ echo "counters: ${ns:-init}/$dev inconsistent: $(tr '\n' ' ' <<<"$s")"; bad=1; }
+				if fq_consistent "$s"; then
+					echo "fq-check: ${ns:-init}/$dev drained and consistent: $(tr '\n' ' ' <<<"$s")"
+				else
+					echo "counters: ${ns:-init}/$dev inconsistent: $(tr '\n' ' ' <<<"$s")"
+					bad=1
+				fi
 				continue
 			fi
 			echo "counters: ${ns:-init}/$dev still holds $(sed -n 's/^qlen=//p' <<<"$s") packets after 5 s (paced); resetting it"

@@ -23,6 +23,7 @@ export FQP_KERNEL FQP_CONFIG
 # same work gets proportionally more time (as kselftest's timeout setting).
 timeout_scale=1
 [ "$FQP_CONFIG" != debug ] || timeout_scale=4
+export FQP_TIMEOUT_SCALE=$timeout_scale
 
 cases=()
 for f in "$T"/cases/*.sh; do
