@@ -7,7 +7,7 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-WORKLOADS=(pktgen paced memory tcp)
+WORKLOADS=(pktgen paced memory tcp profile)
 
 usage() {
 	cat >&2 <<USAGE
@@ -76,6 +76,7 @@ if [ "$quick" = 1 ]; then
 		TCP_SECS=3
 		TCP_RUNS="cubic:1 bbr:1"
 		RR_SECS=4
+		PROF_SECS=3
 	ENV
 fi
 filter="^bench:($(IFS='|'; echo "${selected[*]}"))\$"
@@ -108,6 +109,9 @@ for rep in $(seq "$reps"); do
 			--filter "$filter" --results "$out" --timeout 2400 >"$out.log" 2>&1 || rc=$?
 		done_n=$((done_n + 1))
 		csv=$out/results/data/bench.csv
+		# One profile per kernel is enough to read: keep the first.
+		[ -f "$rundir/profile-$k.txt" ] || [ ! -f "$out/results/data/profile/report.txt" ] ||
+			cp "$out/results/data/profile/report.txt" "$rundir/profile-$k.txt"
 		if [ -f "$csv" ]; then
 			sed "s/^/$k,$rep,/" "$csv" >>"$rundir/raw.csv"
 		fi

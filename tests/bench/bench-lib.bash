@@ -34,6 +34,7 @@ MEM_FLOWS=100000
 TCP_SECS=6
 TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
 RR_SECS=8
+PROF_SECS=4
 # shellcheck source=/dev/null
 [ ! -f "$BDIR/bench.env" ] || . "$BDIR/bench.env"
 

@@ -151,3 +151,28 @@ t_tcp() {
 iperf_mbps() {
 	python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("%.1f" % (j["end"]["sum_received"]["bits_per_second"] / 1e6))' "$1"
 }
+
+# 5. Where the time goes: a cpu-clock profile (perf record -a) of the
+# 1-flow 64 B pktgen point with pacing off, the point where the qdisc's own
+# per-packet cost matters most. No ratio target: the top symbols of both
+# kernels side by side (profile-<kernel>.txt in the run directory) name the
+# cause of a pps difference; the row is the share of samples in fq code.
+t_profile() {
+	local d=$R/data/profile
+	command -v perf >/dev/null || skip "no perf in the guest image (rootfs/packages: linux-perf)"
+	mkdir -p "$d"
+	pg_setup fq orphan_mask "$BIG_MASK" nopacing
+	pg_config 1 64 0
+	pg_start
+	sleep 0.5
+	perf record -a -e cpu-clock -F 1000 -o /tmp/perf.data -- sleep "$PROF_SECS" >"$d/record.txt" 2>&1 ||
+		{ pg_stop; fail "perf record failed: $(tail -n 5 "$d/record.txt")"; }
+	pg_stop
+	perf report -i /tmp/perf.data --stdio --no-children --sort sym --percent-limit 0.3 \
+		>"$d/report.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+	grep -E '^ +[0-9.]+%' "$d/report.txt" | head -n 25
+	row profile 1-flows/64B/pacing-off fq_share \
+		"$(awk '/^ +[0-9.]+%/ && / fq_/ { s += $1 } END { printf "%.1f", s }' "$d/report.txt")" "%"
+	row profile 1-flows/64B/pacing-off qdisc_path_share \
+		"$(awk '/^ +[0-9.]+%/ && /( fq_| __qdisc_run| sch_direct_xmit| __dev_queue_xmit| dequeue_skb| qdisc_)/ { s += $1 } END { printf "%.1f", s }' "$d/report.txt")" "%"
+}
