@@ -17,6 +17,7 @@ usage: $0 [options]
   --timeout SEC           hard limit for the whole boot (default 3600)
   --silence SEC           fail if the guest prints nothing for SEC (default 900)
   --mem SIZE --smp N      guest size (default 2G, 2)
+  --append ARGS           extra kernel command line arguments
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
   --rebuild               rebuild the rootfs image and the kernel config first
@@ -27,7 +28,7 @@ USAGE
 }
 
 kernel=patched config=test bzimage='' filter='' exclude='' cases='' timeout=3600 silence=900
-mem=2G smp=2 shell=0 rundir='' rebuild=0 dry=0 verbose=0
+mem=2G smp=2 shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
@@ -40,6 +41,7 @@ while [ $# -gt 0 ]; do
 	--silence) silence=${2:-}; shift ;;
 	--mem) mem=${2:-}; shift ;;
 	--smp) smp=${2:-}; shift ;;
+	--append) append=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
 	--shell) shell=1 ;;
 	--rebuild) rebuild=1 ;;
@@ -111,10 +113,11 @@ stage rundisk "$t"
 accel=$(pick_accel "$bzimage")
 cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 init=/sbin/fqp-init panic=-1 loglevel=6 net.ifnames=0 slab_nomerge"
 [ "$shell" = 0 ] || cmdline="$cmdline fqp.shell=1"
+[ -z "$append" ] || cmdline="$cmdline $append"
 # Under KASAN + lockdep in TCG, boot-time ACPI parsing alone holds a CPU for
-# ~30 s: raise the soft lockup threshold to its maximum (2 x 60 s) there,
-# so only a real lockup is reported.
-[ "$config" != debug ] || cmdline="$cmdline watchdog_thresh=60"
+# ~30 s: raise the soft lockup threshold to its maximum (2 x 60 s) and the
+# RCU stall timeout to 120 s there, so only a real lockup is reported.
+[ "$config" != debug ] || cmdline="$cmdline watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none
 	-kernel "$bzimage" -append "$cmdline"

@@ -21,7 +21,7 @@ BDIR=$(dirname "${BASH_SOURCE[0]}")
 # Defaults: the full run. scripts/bench.sh writes bench.env (--quick and
 # the per-workload knobs) beside this file. Used by bench.sh.
 PG_SECS=1
-PG_WINDOWS=5
+PG_WINDOWS=3
 PG_FLOWS="1 64 10000 1000000"
 PG_SIZES="64 1500"
 PG_PACING="off on"
@@ -31,7 +31,7 @@ PACED_LEN=1000
 PACED_SECS=14
 PACED_WARMUP=5
 MEM_FLOWS=100000
-TCP_SECS=6
+TCP_SECS=5
 TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
 RR_SECS=8
 PROF_SECS=4
