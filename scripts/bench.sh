@@ -18,7 +18,8 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 [--quick] [--reps N] [--only W[,W]] [--results DIR]
   --quick        reduced run, under 10 minutes: 3 boots per kernel, fewer
-                 pktgen points (1 and 10k flows, 64 B), shorter workloads
+                 points (pktgen 1 and 10k flows, 64 B, pacing off; TCP
+                 1 cubic flow), shorter workloads
   --reps N       boots per kernel (default 5, alternating stock/patched)
   --only W,...   workloads to run (default all): ${WORKLOADS[*]}
   --results DIR  run directory (default results/<time>-bench)
@@ -74,12 +75,12 @@ if [ "$quick" = 1 ]; then
 		PG_WINDOWS=3
 		PG_FLOWS="1 10000"
 		PG_SIZES="64"
-		PG_PACING="off on"
-		PACED_SECS=9
+		PG_PACING="off"
+		PACED_SECS=8
 		PACED_WARMUP=3
 		MEM_FLOWS=100000
 		TCP_SECS=3
-		TCP_RUNS="cubic:1 bbr:1"
+		TCP_RUNS="cubic:1"
 		RR_SECS=4
 		PROF_SECS=3
 	ENV
