@@ -43,15 +43,8 @@ while [ $# -gt 0 ]; do
 done
 [ -n "$reps" ] || { if [ "$quick" = 1 ]; then reps=3; else reps=5; fi; }
 [[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bad --reps: '$reps'" >&2; usage; }
-selected=()
-if [ -n "$only" ]; then
-	IFS=, read -ra names <<<"$only"
-	for n in "${names[@]}"; do
-		[[ " ${WORKLOADS[*]} " == *" $n "* ]] || { echo "unknown workload: '$n'" >&2; usage; }
-		selected+=("$n")
-	done
-fi
-[ ${#selected[@]} -gt 0 ] || selected=("${WORKLOADS[@]}")
+sel=$(select_names workload "$only" "${WORKLOADS[@]}") || usage
+mapfile -t selected <<<"$sel"
 
 ensure_packages gnuplot-nox
 rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-bench}

@@ -32,15 +32,8 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $kernel in stock | patched) ;; *) echo "bad --kernel: '$kernel'" >&2; usage ;; esac
-selected=()
-if [ -n "$only" ]; then
-	IFS=, read -ra names <<<"$only"
-	for n in "${names[@]}"; do
-		[[ " ${EXPERIMENTS[*]} " == *" $n "* ]] || { echo "unknown experiment: '$n'" >&2; usage; }
-		selected+=("$n")
-	done
-fi
-[ ${#selected[@]} -gt 0 ] || selected=("${EXPERIMENTS[@]}")
+sel=$(select_names experiment "$only" "${EXPERIMENTS[@]}") || usage
+mapfile -t selected <<<"$sel"
 
 ensure_packages
 rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-demo-$kernel}

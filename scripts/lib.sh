@@ -174,3 +174,21 @@ with_lock() {
 }
 
 kernel_image() { printf '%s/%s-%s/arch/x86/boot/bzImage\n' "$FQP_BUILD" "$1" "$2"; }
+
+# select_names WHAT LIST NAME...: the names in the comma-separated LIST,
+# one per line, each checked against the known NAMEs (all of them when LIST
+# is empty). An unknown one is reported and the status is 2 (usage).
+select_names() {
+	local what=$1 list=$2 n
+	local -a names
+	shift 2
+	if [ -z "$list" ]; then
+		printf '%s\n' "$@"
+		return 0
+	fi
+	IFS=, read -ra names <<<"$list"
+	for n in "${names[@]}"; do
+		[[ " $* " == *" $n "* ]] || { echo "unknown $what: '$n' (known: $*)" >&2; return 2; }
+		printf '%s\n' "$n"
+	done
+}

@@ -33,4 +33,22 @@ static inline socklen_t mkaddr(struct sockaddr_storage *ss, const char *addr,
 	exit(2);
 }
 
+/* A rate in bit/s with an optional k/m/g suffix ("20m" -> 20000000);
+ * -1 for anything else, which the caller reports as a usage error.
+ */
+static inline double parse_rate(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	switch (*end) {
+	case 'k': case 'K': v *= 1e3; break;
+	case 'm': case 'M': v *= 1e6; break;
+	case 'g': case 'G': v *= 1e9; break;
+	case '\0': break;
+	default: return -1;
+	}
+	return end == s ? -1 : v;
+}
+
 #endif

@@ -39,6 +39,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fqp-net.h"
+
 #ifndef SO_MAX_PACING_RATE
 #define SO_MAX_PACING_RATE 47
 #endif
@@ -58,21 +60,6 @@ static double now_s(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double parse_rate(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	switch (*end) {
-	case 'k': case 'K': v *= 1e3; break;
-	case 'm': case 'M': v *= 1e6; break;
-	case 'g': case 'G': v *= 1e9; break;
-	case '\0': break;
-	default: fprintf(stderr, "bad rate: %s\n", s); exit(2);
-	}
-	return v;
 }
 
 static void usage(void)

@@ -80,22 +80,6 @@ static void usage(void)
 	exit(2);
 }
 
-/* "20m" -> 20000000 */
-static double parse_rate(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-
-	switch (*end) {
-	case 'k': case 'K': v *= 1e3; break;
-	case 'm': case 'M': v *= 1e6; break;
-	case 'g': case 'G': v *= 1e9; break;
-	case '\0': break;
-	default: usage();
-	}
-	return v;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -333,11 +317,11 @@ int main(int argc, char **argv)
 		case 'C': conn = 1; break;
 		case 'c': count = strtoul(optarg, NULL, 0); break;
 		case 't': secs = atof(optarg); break;
-		case 'r': rate = parse_rate(optarg); break;
+		case 'r': rate = parse_rate(optarg); if (rate < 0) usage(); break;
 		case 'l': len = atoi(optarg); break;
 		case 'P': prio = atoi(optarg); break;
 		case 'H': hp = atoi(optarg); break;
-		case 'm': maxrate = parse_rate(optarg); break;
+		case 'm': maxrate = parse_rate(optarg); if (maxrate < 0) usage(); break;
 		case 'T': txtime = atol(optarg); break;
 		case 'R': recv_mode = 1; break;
 		case '6': v6 = 1; break;
