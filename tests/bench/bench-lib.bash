@@ -49,5 +49,5 @@ row() {
 	say "  $1 $2: $3 = $4 $5"
 }
 
-# ratio A B: A / B with 3 decimals in awk ("nan" when B is 0).
+# div A B: A / B with 3 decimals in awk ("nan" when B is 0).
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.3f\n", a / b }'; }
