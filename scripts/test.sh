@@ -31,7 +31,7 @@ done
 # the cases that assert rates, delays and the 3 s gc age cannot hold there
 # (the sender cannot make its flows within the window), and say nothing
 # about memory safety. The debug run keeps every other case.
-TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|65-fq-highprio|75-fq-gc):|^70-fq-limits:flow_limit$'
+TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|65-fq-highprio|75-fq-gc):|^70-fq-limits:(flow_limit|limit_many_flows)$'
 if [ "$config" = debug ]; then
 	extra=(--exclude "$TIMING_CASES" ${extra[@]+"${extra[@]}"})
 fi
