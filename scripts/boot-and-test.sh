@@ -16,7 +16,13 @@ usage: $0 [options]
   --cases DIR             run the case files in DIR instead of tests/cases
   --timeout SEC           hard limit for the whole boot (default 3600)
   --silence SEC           fail if the guest prints nothing for SEC (default 900)
-  --mem SIZE --smp N      guest size (default 2G, 2)
+  --mem SIZE --smp N      guest size (default 2G; 2 vCPUs, 1 with --clock exact)
+  --clock wall|exact      guest clock (default wall). wall: the guest's clock
+                          follows the host's, so timing depends on the host's
+                          load. exact: QEMU icount (-icount shift=0,sleep=off,
+                          align=off): one guest instruction per ns, idle time
+                          skipped, timers on time in guest time; TCG only,
+                          1 vCPU by default, clocksource=tsc
   --append ARGS           extra kernel command line arguments
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
@@ -28,7 +34,7 @@ USAGE
 }
 
 kernel=patched config=test bzimage='' filter='' exclude='' cases='' timeout=3600 silence=900
-mem=2G smp=2 shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
+mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
 	--silence) silence=${2:-}; shift ;;
 	--mem) mem=${2:-}; shift ;;
 	--smp) smp=${2:-}; shift ;;
+	--clock) clock=${2:-}; shift ;;
 	--append) append=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
 	--shell) shell=1 ;;
@@ -54,7 +61,10 @@ while [ $# -gt 0 ]; do
 done
 case $kernel in stock | patched) ;; *) echo "bad --kernel: $kernel" >&2; usage ;; esac
 case $config in test | debug | bench) ;; *) echo "bad --config: $config" >&2; usage ;; esac
+case $clock in wall | exact) ;; *) echo "bad --clock: $clock (wall or exact)" >&2; usage ;; esac
 [[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
+[ -n "$smp" ] || smp=$(clock_smp "$clock")
+[[ $smp =~ ^[1-9][0-9]*$ ]] || { echo "bad --smp: $smp" >&2; usage; }
 
 ensure_packages
 stage_times=()
@@ -103,16 +113,17 @@ make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" >"$rundir/helpers-build
 	{ cat "$rundir/helpers-build.log" >&2; die "building the test helpers failed (log: $rundir/helpers-build.log)" "fix tests/src/ and re-run"; }
 {
 	printf 'filter=%q\nexclude=%q\n' "$filter" "$exclude"
-	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\n' "$kernel" "$config"
+	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\nFQP_CLOCK=%q\n' "$kernel" "$config" "$clock"
 } >"$stage_dir/run.conf"
 mke2fs -q -F -t ext4 -L fqprun -d "$stage_dir" "$rundir/run.ext4" 1024M ||
 	die "could not make the run disk $rundir/run.ext4" "check free space in $rundir"
 stage rundisk "$t"
 
 # 4. Boot.
-accel=$(pick_accel "$bzimage")
+accel=$(clock_accel "$clock" "$bzimage")
 cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 init=/sbin/fqp-init panic=-1 loglevel=6 net.ifnames=0 slab_nomerge"
 [ "$shell" = 0 ] || cmdline="$cmdline fqp.shell=1"
+[ "$clock" != exact ] || cmdline="$cmdline $EXACT_CMDLINE"
 [ -z "$append" ] || cmdline="$cmdline $append"
 # Under KASAN + lockdep in TCG, boot-time ACPI parsing alone holds a CPU for
 # ~30 s: raise the soft lockup threshold to its maximum (2 x 60 s) and the
@@ -123,6 +134,8 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-kernel "$bzimage" -append "$cmdline"
 	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
 	-drive "file=$rundir/run.ext4,if=virtio,format=raw")
+mapfile -t clock_args < <(clock_qemu_args "$clock")
+qemu+=("${clock_args[@]}")
 if [ "$shell" = 1 ]; then
 	qemu+=(-serial mon:stdio -serial "file:$rundir/ktap.log")
 else
@@ -144,12 +157,12 @@ if [ "$dry" = 1 ]; then
 	exit 0
 fi
 if [ "$shell" = 1 ]; then
-	log "interactive guest ($accel); 'poweroff -f' ends it"
+	log "interactive guest ($accel, clock $clock); 'poweroff -f' ends it"
 	exec "${qemu[@]}"
 fi
 
 t=$(date +%s)
-log "booting $kernel/$config kernel under ${accel^^} (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
+log "booting $kernel/$config kernel under ${accel^^}, clock $clock, $smp vCPU (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
 : >"$rundir/console.log"
 "${qemu[@]}" >"$rundir/qemu.out" 2>&1 &
 qpid=$!
@@ -220,7 +233,7 @@ if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_
 pass=0 failn=0 skipn=0 i=0
 {
 	echo "KTAP version 1"
-	echo "# $kernel/$config kernel, ${accel^^}, run dir $rundir"
+	echo "# $kernel/$config kernel, ${accel^^}, clock $clock, $smp vCPU, run dir $rundir"
 	for hc in "${host_cases[@]}"; do
 		i=$((i + 1))
 		if [ "${hc%%|*}" = 0 ]; then echo "ok $i ${hc#*|}"; else echo "not ok $i ${hc#*|}"; fi
@@ -251,6 +264,8 @@ fi
 		"$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)" "$kernel" "$config"
 	printf '  "series": "%s",\n  "gcc": "%s",\n  "accel": "%s",\n' \
 		"$(series_patches | paste -sd' ' -)" "$(gcc -dumpfullversion)" "$accel"
+	printf '  "clock": "%s",\n  "smp": %d,\n  "mem": "%s",\n  "cmdline": "%s",\n' \
+		"$clock" "$smp" "$mem" "$cmdline"
 	printf '  "uname": "%s",\n' "$(grep -m1 -o 'Linux version [^ ]*' "$rundir/console.log" || true)"
 	printf '  "passed": %d, "failed": %d, "skipped": %d,\n' "$pass" "$failn" "$skipn"
 	printf '  "verdict": "%s",\n  "stage_seconds": {%s}\n}\n' "${verdict:-complete}" "$(IFS=,; echo "${stage_times[*]}")"

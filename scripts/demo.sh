@@ -9,8 +9,10 @@ EXPERIMENTS=(burstiness spacing fairness newflows gc lossy)
 
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--kernel patched|stock] [--only NAME[,NAME]] [--results DIR]
+usage: $0 [--kernel patched|stock] [--clock wall|exact] [--only NAME[,NAME]] [--results DIR]
   --kernel patched|stock  the kernel to boot (default patched)
+  --clock wall|exact      guest clock (default wall; see boot-and-test.sh:
+                          exact = QEMU icount, 1 vCPU, TCG only)
   --only NAME[,NAME]      run only these experiments (default all):
                           ${EXPERIMENTS[*]}
   --results DIR           run directory (default results/<time>-demo-<kernel>)
@@ -20,10 +22,11 @@ USAGE
 	exit 2
 }
 
-kernel=patched only='' rundir=''
+kernel=patched clock=wall only='' rundir=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
+	--clock) clock=${2:-}; shift ;;
 	--only) only=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
 	-h | --help) usage ;;
@@ -32,6 +35,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $kernel in stock | patched) ;; *) echo "bad --kernel: '$kernel'" >&2; usage ;; esac
+case $clock in wall | exact) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
 sel=$(select_names experiment "$only" "${EXPERIMENTS[@]}") || usage
 mapfile -t selected <<<"$sel"
 
@@ -40,14 +44,14 @@ rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-demo-$kernel}
 mkdir -p "$rundir"
 rundir=$(cd "$rundir" && pwd)
 filter="^demo:($(IFS='|'; echo "${selected[*]}"))\$"
-log "experiments: ${selected[*]} on the $kernel kernel (about 1-2 min of guest time each under TCG)"
+log "experiments: ${selected[*]} on the $kernel kernel, clock $clock (about 1-2 min of guest time each under TCG)"
 log "run directory: $rundir"
 
 # boot-and-test.sh prints its own progress (build, boot, one line per
 # experiment as it finishes) on stderr; its KTAP goes to a file here.
 brc=0
 "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --cases "$FQP_ROOT/tests/demo" \
-	--filter "$filter" --results "$rundir" >"$rundir/boot-and-test.out" || brc=$?
+	--filter "$filter" --results "$rundir" --clock "$clock" >"$rundir/boot-and-test.out" || brc=$?
 if [ ! -f "$rundir/verdict.ktap" ]; then
 	tail -n 20 "$rundir/boot-and-test.out" >&2 || true
 	die "the kernel build or the boot failed before any experiment ran (exit $brc)" \

@@ -57,6 +57,12 @@ run_logged() {
 	done
 	wait "$pid" || rc=$?
 	if [ "$rc" -ne 0 ]; then
+		# With make -j the first error is often far above the tail.
+		if grep -qE ': (fatal )?error:' "$logf"; then
+			echo "first errors:" >&2
+			grep -E -m 5 -A 2 ': (fatal )?error:' "$logf" >&2 || true
+			echo "last lines:" >&2
+		fi
 		tail -n 40 "$logf" >&2 || true
 		die "$what failed (exit $rc); full log: $logf" \
 			"read the log above, fix the cause and re-run $0"
@@ -173,6 +179,48 @@ with_lock() {
 	fi
 }
 
+# kconfig_make SRC OUT LOG BASE FRAG... -- MAKE...: configure the O= dir OUT
+# of tree SRC: `MAKE BASE` (e.g. tinyconfig), merge the fragments (paths
+# absolute or relative to SRC), olddefconfig. MAKE is the whole make command
+# (make -C SRC O=OUT ARCH=...). Output goes to LOG; a failure dies.
+kconfig_make() {
+	local src=$1 out=$2 logf=$3 base=$4
+	local -a frags=()
+	shift 4
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do frags+=("$1"); shift; done
+	[ "${1:-}" = -- ] || die "kconfig_make: no -- before the make command (a bug in $0)"
+	shift
+	"$@" "$base" >"$logf" 2>&1 || die "make $base failed (log: $logf)" "read the log; is the tree complete?"
+	(cd "$src" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "${frags[@]}") >>"$logf" 2>&1 ||
+		die "merge_config.sh failed (log: $logf)" "check the fragments: ${frags[*]}"
+	"$@" olddefconfig >>"$logf" 2>&1 || die "make olddefconfig failed (log: $logf)"
+}
+
+# config_check CONFIG FRAG...: every symbol the fragments set (=y/m/value or
+# "is not set") must be so in CONFIG. merge_config.sh only warns when one
+# does not stick (a missing dependency, a typo); a kernel without what was
+# asked for is worse than none. Says which did not stick; status 1 then.
+config_check() {
+	local cfg=$1 bad=0 line sym val
+	shift
+	while read -r line; do
+		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
+			sym=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+			grep -qxF "$sym=$val" "$cfg" || {
+				warn "$sym=$val requested, got: $(grep -E "^(# )?${sym}[= ]" "$cfg" || echo 'absent')"
+				bad=1
+			}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			sym=${BASH_REMATCH[1]}
+			! grep -qE "^$sym=" "$cfg" || {
+				warn "$sym requested off, but it is on"
+				bad=1
+			}
+		fi
+	done < <(cat "$@")
+	[ "$bad" = 0 ]
+}
+
 kernel_image() { printf '%s/%s-%s/arch/x86/boot/bzImage\n' "$FQP_BUILD" "$1" "$2"; }
 
 # select_names WHAT LIST NAME...: the names in the comma-separated LIST,
@@ -192,3 +240,40 @@ select_names() {
 		printf '%s\n' "$n"
 	done
 }
+
+# The guest clock (boot-and-test.sh --clock, and the scripts above it).
+# wall: QEMU's virtual clock follows the host's, so every guest timing
+# depends on the host's load. exact: icount at shift 0, one guest
+# instruction per ns of guest time, idle time skipped (sleep=off) and no
+# throttling to real time (align=off): a deterministic machine that retires
+# one instruction per ns and has no cache model. TCG only.
+EXACT_ICOUNT="shift=0,sleep=off,align=off"
+# Under TCG the default clocksource is the HPET (an emulated MMIO read per
+# clock read); the TSC follows the icount clock.
+EXACT_CMDLINE="clocksource=tsc tsc=reliable"
+export EXACT_ICOUNT EXACT_CMDLINE
+# icount runs every vCPU on one host thread, in turn. With 2 vCPUs the
+# instructions per packet spread 20x more between boots than with 1 (README,
+# "Guest"), so exact mode defaults to 1 vCPU.
+EXACT_SMP=1
+
+# clock_smp CLOCK: the default vCPU count for that clock.
+clock_smp() { if [ "$1" = exact ]; then echo "$EXACT_SMP"; else echo 2; fi; }
+
+# clock_accel CLOCK BZIMAGE: the accelerator for that clock. Exact mode is
+# TCG's icount: it refuses KVM when KVM is asked for (FQP_ACCEL=kvm), and
+# otherwise uses TCG without probing KVM, and says so.
+clock_accel() {
+	if [ "$1" != exact ]; then
+		pick_accel "$2"
+		return
+	fi
+	[ "${FQP_ACCEL:-auto}" != kvm ] ||
+		die "--clock exact needs TCG (QEMU icount has no KVM equivalent), but FQP_ACCEL=kvm asks for KVM" \
+			"unset FQP_ACCEL (exact mode then uses TCG), or use --clock wall with KVM"
+	log "clock exact: TCG with -icount $EXACT_ICOUNT (KVM, if any, is not used)"
+	echo tcg
+}
+
+# clock_qemu_args CLOCK: QEMU's extra arguments for that clock, one a line.
+clock_qemu_args() { [ "$1" != exact ] || printf '%s\n' -icount "$EXACT_ICOUNT"; }
