@@ -1,38 +1,70 @@
 #!/usr/bin/env bash
 # The benchmark: the stock 6.1 kernel and our series, built from the same
 # tree with the same fragments (bench.config), booted alternately in the
-# same guest, running the same workloads (tests/bench/bench.sh). Writes the
-# raw rows, medians and series/stock ratios (CSV), gnuplot PNGs and a
-# markdown table to the run directory, and prints the table.
+# same guest, running the same workloads. Under TCG it runs with the exact
+# clock (QEMU icount: guest ns = guest instructions; tests/bench/exact.sh)
+# and gates on determinism; --clock wall runs the older, noisy wall-clock
+# workloads (tests/bench/bench.sh). Writes the raw rows, medians and
+# series/stock ratios (CSV), gnuplot PNGs and a markdown table to the run
+# directory, and prints the table.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-WORKLOADS=(pktgen paced memory tcp profile)
+WALL_WORKLOADS=(pktgen paced memory tcp profile)
+# Exact mode: bytes per flow come from pktgen's fq warm-up (memory rows).
+EXACT_WORKLOADS=(pktgen backlog paced tcp profile)
 # Under TCG the guest's default clocksource is the HPET, and every clock
 # read is an emulated MMIO access: 21-27% of all samples in a pktgen
 # profile, more than the qdisc itself. Real machines read the TSC; so does
 # the benchmark guest (TCG's TSC is one virtual clock for all vCPUs).
 BENCH_CMDLINE="clocksource=tsc tsc=reliable"
 
+# keep_outputs DATA KERNEL REP: the first boot's perf reports of each kernel
+# (profile-<kernel>[-<flows>].txt) and every boot's lateness CDFs
+# (cdf/<kernel>-<rep>-<flows>.txt) into the run directory.
+keep_outputs() {
+	local data=$1 k=$2 rep=$3 f n
+	[ -f "$rundir/profile-$k.txt" ] || [ ! -f "$data/profile/report.txt" ] ||
+		cp "$data/profile/report.txt" "$rundir/profile-$k.txt"
+	for f in "$data"/profile/report-*.txt; do
+		[ -f "$f" ] || continue
+		n=${f##*/report-}
+		[ -f "$rundir/profile-$k-$n" ] || cp "$f" "$rundir/profile-$k-$n"
+	done
+	for f in "$data"/late-cdf-*.txt; do
+		[ -f "$f" ] || continue
+		mkdir -p "$rundir/cdf"
+		cp "$f" "$rundir/cdf/$k-$rep-${f##*/late-cdf-}"
+	done
+}
+
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--quick] [--reps N] [--only W[,W]] [--results DIR]
-  --quick        reduced run, under 10 minutes: 3 boots per kernel, fewer
-                 points (pktgen 1 and 10k flows, 64 B, pacing off; TCP
-                 1 cubic flow), shorter workloads
-  --reps N       boots per kernel (default 5, alternating stock/patched)
-  --only W,...   workloads to run (default all): ${WORKLOADS[*]}
+usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
+  --clock exact  (default under TCG) QEMU icount, 1 vCPU: guest instructions
+                 per packet / per MB, deterministic; each point also through
+                 pfifo (fq cost = fq - pfifo). A headline point whose boots
+                 spread more than 0.5 % is flagged and the run exits 3.
+                 Workloads: ${EXACT_WORKLOADS[*]}
+  --clock wall   the older wall-clock run (2 vCPU): pps, CPU ns, Mbit/s;
+                 noisy under TCG (boots of one kernel spread 15-25 %).
+                 Workloads: ${WALL_WORKLOADS[*]}
+  --quick        reduced run, fewer points and shorter workloads (exact:
+                 ~5 min; wall: 3 boots per kernel, < 10 min)
+  --reps N       boots per kernel (default 3 exact, 5 wall; alternating)
+  --only W,...   workloads to run (default all of the clock's)
   --results DIR  run directory (default results/<time>-bench)
-Writes DIR/raw.csv, DIR/summary.csv, DIR/bench.md, DIR/plots/*.png; each
-boot's logs are in DIR/<rep>-<kernel>/.
+Writes DIR/raw.csv, DIR/summary.csv, DIR/bench.md, DIR/plots/*.png and
+DIR/profile-<kernel>.txt; each boot's logs are in DIR/<rep>-<kernel>/.
 USAGE
 	exit 2
 }
 
-quick=0 reps='' only='' rundir=''
+quick=0 reps='' only='' rundir='' clock=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
+	--clock) clock=${2:-}; shift ;;
 	--reps) reps=${2:-}; shift ;;
 	--only) only=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
@@ -41,27 +73,58 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[ -n "$reps" ] || { if [ "$quick" = 1 ]; then reps=3; else reps=5; fi; }
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bad --reps: '$reps'" >&2; usage; }
-sel=$(select_names workload "$only" "${WORKLOADS[@]}") || usage
-mapfile -t selected <<<"$sel"
+case ${clock:-auto} in auto | exact | wall) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
 
 ensure_packages gnuplot-nox
-rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-bench}
-mkdir -p "$rundir"
-rundir=$(cd "$rundir" && pwd)
-
 # Both kernels first, so that a build failure stops the run before any
 # measurement, and no build runs beside a measuring guest.
 for k in stock patched; do
 	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$k" --config bench
 done
-
 export FQP_STEP=bench
+if [ -z "$clock" ]; then
+	# Exact where it can be (TCG); KVM keeps the wall clock.
+	if [ "$(pick_accel "$(kernel_image patched bench)")" = tcg ]; then clock=exact; else clock=wall; fi
+fi
+accel=$(clock_accel "$clock" "$(kernel_image patched bench)")
+if [ "$clock" = exact ]; then
+	WORKLOADS=("${EXACT_WORKLOADS[@]}") case_file=exact default_reps=3
+else
+	WORKLOADS=("${WALL_WORKLOADS[@]}") case_file=bench default_reps=5
+	[ "$quick" = 0 ] || default_reps=3
+fi
+[ -n "$reps" ] || reps=$default_reps
+[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bad --reps: '$reps'" >&2; usage; }
+sel=$(select_names workload "$only" "${WORKLOADS[@]}") || usage
+mapfile -t selected <<<"$sel"
+smp=$(clock_smp "$clock")
+# boot-and-test.sh --clock exact adds the same clocksource options itself.
+append=$BENCH_CMDLINE
+[ "$clock" != exact ] || append=''
+
+rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-bench}
+mkdir -p "$rundir"
+rundir=$(cd "$rundir" && pwd)
+
 cases=$rundir/cases
 rm -rf "$cases"
-cp -a "$FQP_ROOT/tests/bench" "$cases"
-if [ "$quick" = 1 ]; then
+mkdir -p "$cases"
+# Only the clock's case file (run.sh runs every *.sh), and the helpers.
+cp -a "$FQP_ROOT/tests/bench/bench-lib.bash" "$FQP_ROOT/tests/bench/$case_file.sh" "$cases/"
+if [ "$quick" = 1 ] && [ "$clock" = exact ]; then
+	cat >"$cases/bench.env" <<-'ENV'
+		# --quick: fewer points, less counted work.
+		EX_COUNT=100000
+		EX_FLOWS="1 10000 100000"
+		EX_SIZES="64"
+		EX_MEM_FLOWS="100000"
+		EX_BL_SECS=1
+		EX_PACED_FLOWS="1000 10000"
+		EX_TCP_RUNS="cubic:1 bbr:1"
+		EX_TCP_BYTES=50M
+		EX_PROF_FLOWS="1"
+	ENV
+elif [ "$quick" = 1 ]; then
 	cat >"$cases/bench.env" <<-'ENV'
 		# --quick: fewer points, shorter runs.
 		PG_SECS=1
@@ -78,20 +141,24 @@ if [ "$quick" = 1 ]; then
 		PROF_SECS=3
 	ENV
 fi
-filter="^bench:($(IFS='|'; echo "${selected[*]}"))\$"
-accel=$(pick_accel "$(kernel_image patched bench)")
+filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
 	echo "accel=$accel"
+	echo "clock=$clock"
 	echo "reps=$reps"
-	echo "guest=2 vCPU, 2 GiB, $BENCH_CMDLINE"
+	if [ "$clock" = exact ]; then
+		echo "guest=$smp vCPU, 2 GiB, -icount $EXACT_ICOUNT, $EXACT_CMDLINE"
+	else
+		echo "guest=$smp vCPU, 2 GiB, $BENCH_CMDLINE"
+	fi
 	if [ "$quick" = 1 ]; then echo "mode=--quick"; else echo "mode=full"; fi
 	echo "git=$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "workloads=${selected[*]}"
 } >"$rundir/meta.txt"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
 
-log "benchmark: ${selected[*]}; $reps boots per kernel under ${accel^^}, alternating; run directory $rundir"
+log "benchmark: ${selected[*]}; $reps boots per kernel under ${accel^^}, clock $clock ($smp vCPU), alternating; run directory $rundir"
 failed=()
 t_start=$(date +%s)
 total=$((2 * reps)) done_n=0
@@ -105,13 +172,11 @@ for rep in $(seq "$reps"); do
 		log "[$((done_n + 1))/$total] rep $rep, $k kernel: booting ($out)"
 		rc=0
 		"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$k" --config bench --cases "$cases" \
-			--filter "$filter" --results "$out" --timeout 2400 --append "$BENCH_CMDLINE" \
-			>"$out.log" 2>&1 || rc=$?
+			--filter "$filter" --results "$out" --timeout 2400 --clock "$clock" \
+			--append "$append" >"$out.log" 2>&1 || rc=$?
 		done_n=$((done_n + 1))
 		csv=$out/results/data/bench.csv
-		# One profile per kernel is enough to read: keep the first.
-		[ -f "$rundir/profile-$k.txt" ] || [ ! -f "$out/results/data/profile/report.txt" ] ||
-			cp "$out/results/data/profile/report.txt" "$rundir/profile-$k.txt"
+		keep_outputs "$out/results/data" "$k" "$rep"
 		if [ -f "$csv" ]; then
 			sed "s/^/$k,$rep,/" "$csv" >>"$rundir/raw.csv"
 		fi
@@ -126,10 +191,18 @@ for rep in $(seq "$reps"); do
 done
 
 log "medians, ratios and plots"
-python3 "$FQP_ROOT/scripts/render-bench.py" "$rundir" ||
+echo "wall_seconds=$(($(date +%s) - t_start))" >>"$rundir/meta.txt"
+grc=0
+python3 "$FQP_ROOT/scripts/render-bench.py" "$rundir" || grc=$?
+[ "$grc" = 0 ] || [ "$grc" = 3 ] ||
 	die "rendering the results failed" "the raw rows are in $rundir/raw.csv; fix scripts/render-bench.py and run it on $rundir"
 log "results: $rundir/bench.md, summary.csv, raw.csv, plots/*.png ($(($(date +%s) - t_start))s)"
 if [ ${#failed[@]} -gt 0 ]; then
 	die "some boots did not measure everything: ${failed[*]}" \
 		"read $rundir/<rep>-<kernel>.log and results/logs/ there; the table above uses the rows that came back"
+fi
+if [ "$grc" = 3 ]; then
+	warn "determinism gate: a headline point spread more than 0.5 % between boots (FLAGGED in $rundir/bench.md)"
+	warn "  next: look for a host-dependent input in that workload (a wall-clock read, a boot-time race), or re-run with --reps 5"
+	exit 3
 fi

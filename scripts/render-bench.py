@@ -3,6 +3,11 @@
 
 usage: render-bench.py RUNDIR
 
+A run with clock=exact in meta.txt (the default under TCG) is rendered by
+render_exact(): instructions per packet with fq cost = fq - pfifo, the
+spread of every point between boots, and the determinism gate (exit 3 when
+a headline point spreads more than GATE). Otherwise (clock=wall, noisy):
+
 Reads RUNDIR/raw.csv (kernel,rep,workload,variant,metric,value,unit; one
 row per measurement per boot) and RUNDIR/meta.txt (key=value), writes
   RUNDIR/summary.csv  per metric: median/min/max/n per kernel, ratio, verdict
@@ -52,14 +57,18 @@ def fmt(v):
     return "%.3g" % v
 
 
-def main():
-    rundir = sys.argv[1]
+def read_meta(rundir):
     meta = {}
     if os.path.exists(os.path.join(rundir, "meta.txt")):
         for line in open(os.path.join(rundir, "meta.txt")):
             if "=" in line:
                 k, v = line.rstrip("\n").split("=", 1)
                 meta[k] = v
+    return meta
+
+
+def read_raw(rundir):
+    """{(workload, variant, metric, unit): {kernel: [values]}} and key order."""
     vals = {}
     order = []
     with open(os.path.join(rundir, "raw.csv")) as f:
@@ -76,6 +85,15 @@ def main():
                 vals[key] = {"stock": [], "patched": []}
                 order.append(key)
             vals[key].setdefault(kernel, []).append(x)
+    return vals, order
+
+
+def main():
+    rundir = sys.argv[1]
+    meta = read_meta(rundir)
+    vals, order = read_raw(rundir)
+    if meta.get("clock") == "exact":
+        sys.exit(render_exact(rundir, meta, vals, order))
 
     rows = []
     for key in order:
@@ -113,7 +131,7 @@ def main():
                         for k in fields})
 
     md = []
-    md.append("Run %s, %s, %s reps per kernel (alternating), guest %s; %s." % (
+    md.append("Run %s, %s, wall clock (noisy), %s reps per kernel (alternating), guest %s; %s." % (
         meta.get("date", "?"), meta.get("accel", "?").upper(), meta.get("reps", "?"),
         meta.get("guest", "?"), meta.get("mode", "full")))
     md.append("")
@@ -200,6 +218,209 @@ def run_gnuplot(script, name):
     except (OSError, subprocess.CalledProcessError) as e:
         err = getattr(e, "stderr", b"") or b""
         sys.stderr.write("gnuplot failed for %s: %s %s\n" % (name, e, err.decode(errors="replace")[:400]))
+
+
+# Exact mode. The determinism gate: (max - min) / median per kernel.
+GATE = 0.005
+# Headline points: what is measured directly in instructions per packet.
+HEADLINE = {("pktgen", "fq_insn"), ("pktgen", "pfifo_insn"),
+            ("backlog", "fq_insn"), ("backlog", "pfifo_insn")}
+
+
+def spread(xs):
+    if len(xs) < 2:
+        return None
+    m = statistics.median(xs)
+    return (max(xs) - min(xs)) / abs(m) if m else None
+
+
+def stats(xs):
+    if not xs:
+        return None
+    return dict(median=statistics.median(xs), min=min(xs), max=max(xs), n=len(xs), spread=spread(xs))
+
+
+def render_exact(rundir, meta, vals, order):
+    """Tables, plots and the gate for an exact-clock run; returns the exit status."""
+    rows = []
+    for key in order:
+        wl, var, metric, unit = key
+        s, p = stats(vals[key]["stock"]), stats(vals[key]["patched"])
+        ratio = p["median"] / s["median"] if s and p and s["median"] > 0 and p["median"] >= 0 else None
+        head = (wl, metric) in HEADLINE
+        flagged = [k for k, st in (("stock", s), ("series", p))
+                   if st and st["spread"] is not None and st["spread"] > GATE]
+        rows.append(dict(workload=wl, variant=var, metric=metric, unit=unit, stock=s, patched=p,
+                         ratio=ratio, headline=head, flagged=flagged))
+
+    fields = ["workload", "variant", "metric", "unit", "headline", "stock_median", "stock_min",
+              "stock_max", "stock_n", "stock_spread", "patched_median", "patched_min", "patched_max",
+              "patched_n", "patched_spread", "ratio", "flag"]
+    with open(os.path.join(rundir, "summary.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields)
+        w.writeheader()
+        for r in rows:
+            d = dict(workload=r["workload"], variant=r["variant"], metric=r["metric"], unit=r["unit"],
+                     headline=int(r["headline"]), ratio="" if r["ratio"] is None else "%.4f" % r["ratio"],
+                     flag=" ".join("FLAGGED-" + k for k in r["flagged"]))
+            for k in ("stock", "patched"):
+                st = r[k] or {}
+                for x in ("median", "min", "max", "n", "spread"):
+                    v = st.get(x)
+                    d["%s_%s" % (k, x)] = "" if v is None else ("%.6g" % v if isinstance(v, float) else v)
+            w.writerow(d)
+
+    get = {(r["workload"], r["variant"], r["metric"]): r for r in rows}
+
+    def med(r, k):
+        return r[k]["median"] if r and r[k] else None
+
+    def sp(r, k):
+        if not r or not r[k] or r[k]["spread"] is None:
+            return "-"
+        return "%.2f%%" % (100 * r[k]["spread"])
+
+    def num(v, d=0):
+        return "-" if v is None else ("%.*f" % (d, v))
+
+    md = []
+    md.append("Run %s, %s, clock exact (-icount shift=0: 1 guest instruction per guest ns), "
+              "%s boots per kernel (alternating), guest %s; %s; %s s wall for the whole run." % (
+                  meta.get("date", "?"), meta.get("accel", "?").upper(), meta.get("reps", "?"),
+                  meta.get("guest", "?"), meta.get("mode", "full"), meta.get("wall_seconds", "?")))
+    md.append("")
+    md.append("Guest instructions per packet (median of the boots; spread = (max-min)/median over "
+              "the boots, largest of the two qdisc points; FLAGGED over %.1f %%). fq cost = fq - pfifo, "
+              "through the same pktgen stream in the same boot." % (100 * GATE))
+    md.append("")
+    md.append("| point | stock fq | stock pfifo | **stock fq cost** | series fq | series pfifo | "
+              "**series fq cost** | cost series/stock | spread stock / series |")
+    md.append("|---|---|---|---|---|---|---|---|---|")
+    points = []
+    for r in rows:
+        if r["metric"] == "fq_insn" and r["workload"] in ("pktgen", "backlog"):
+            points.append((r["workload"], r["variant"]))
+    for wl, var in points:
+        fq, pf, cost = (get.get((wl, var, m)) for m in ("fq_insn", "pfifo_insn", "fq_cost"))
+        cs, cp = med(cost, "stock"), med(cost, "patched")
+        flags = []
+        for r in (fq, pf):
+            if r and r["flagged"]:
+                flags.append("%s %s" % (r["metric"].split("_")[0], "/".join(r["flagged"])))
+
+        def worst(k):
+            xs = [x[k]["spread"] for x in (fq, pf) if x and x[k] and x[k]["spread"] is not None]
+            return "%.2f%%" % (100 * max(xs)) if xs else "-"
+        label = var if wl == "pktgen" else "backlog " + var
+        md.append("| %s | %s | %s | **%s** | %s | %s | **%s** | %s | %s / %s%s |" % (
+            label, num(med(fq, "stock")), num(med(pf, "stock")), num(cs),
+            num(med(fq, "patched")), num(med(pf, "patched")), num(cp),
+            "%.3f" % (cp / cs) if cs and cp is not None and cs > 0 else "n/a",
+            worst("stock"), worst("patched"), (" **FLAGGED: %s**" % ", ".join(flags)) if flags else ""))
+    md.append("")
+    other = [r for r in rows if r["workload"] not in ("pktgen", "backlog", "profile")]
+    if other:
+        md.append("| workload | variant | metric | stock median [spread] | series median [spread] | series/stock |")
+        md.append("|---|---|---|---|---|---|")
+        for r in other:
+            def cell(k):
+                if not r[k]:
+                    return "-"
+                return "%s %s [%s]%s" % (fmt(r[k]["median"]), r["unit"], sp(r, k),
+                                         " FLAGGED" if (k == "stock" and "stock" in r["flagged"]) or
+                                         (k == "patched" and "series" in r["flagged"]) else "")
+            md.append("| %s | %s | %s | %s | %s | %s |" % (
+                r["workload"], r["variant"], r["metric"], cell("stock"), cell("patched"),
+                "%.3f" % r["ratio"] if r["ratio"] is not None else "n/a"))
+        md.append("")
+    prof = [r for r in rows if r["workload"] == "profile" and r["metric"] == "insn"]
+    if prof:
+        md.append("Where the instructions go (perf record -e cpu-clock in the guest: under icount a "
+                  "sample per fixed number of instructions), instructions per packet by function, "
+                  "median of the boots:")
+        md.append("")
+        md.append("| point/function | stock insn/pkt | series insn/pkt |")
+        md.append("|---|---|---|")
+        for r in prof:
+            md.append("| %s | %s | %s |" % (r["variant"], num(med(r, "stock"), 0), num(med(r, "patched"), 0)))
+        md.append("")
+    bad = [r for r in rows if r["headline"] and r["flagged"]]
+    other_bad = [r for r in rows if not r["headline"] and r["flagged"]]
+    if bad:
+        md.append("**Determinism gate FAILED**: %d headline point(s) spread more than %.1f %%: %s." % (
+            len(bad), 100 * GATE, "; ".join("%s %s %s (%s)" % (r["workload"], r["variant"], r["metric"],
+                                                                "/".join(r["flagged"])) for r in bad)))
+    else:
+        md.append("Determinism gate: every headline point (pktgen and backlog, fq and pfifo) within %.1f %%." % (100 * GATE))
+    if other_bad:
+        md.append("")
+        md.append("Also over %.1f %% (not gated): %s." % (100 * GATE, "; ".join(
+            "%s %s %s" % (r["workload"], r["variant"], r["metric"]) for r in other_bad)))
+    text = "\n".join(md) + "\n"
+    open(os.path.join(rundir, "bench.md"), "w").write(text)
+    sys.stdout.write(text)
+    plots_exact(rundir, rows)
+    return 3 if bad else 0
+
+
+def plots_exact(rundir, rows):
+    pdir = os.path.join(rundir, "plots")
+    os.makedirs(pdir, exist_ok=True)
+    series = []
+    for size in ("64B", "1500B"):
+        for label, metric, kern in (("stock fq", "fq_insn", "stock"), ("series fq", "fq_insn", "patched"),
+                                    ("pfifo (stock)", "pfifo_insn", "stock")):
+            pts = []
+            for r in rows:
+                if r["workload"] == "pktgen" and r["metric"] == metric and r["variant"].endswith("/" + size) and r[kern]:
+                    pts.append((int(r["variant"].split("-")[0]), r[kern]["median"], r[kern]["min"], r[kern]["max"]))
+            if pts:
+                series.append(("%s %s" % (label, size), sorted(pts)))
+    if series:
+        dat = os.path.join(pdir, "insn-per-pkt.dat")
+        with open(dat, "w") as f:
+            for name, pts in series:
+                f.write('# %s\n' % name)
+                for x in pts:
+                    f.write("%d %g %g %g\n" % x)
+                f.write("\n\n")
+        plot = ", ".join('"%s" index %d using 1:2 with linespoints lw 2 dt %d title "%s"' % (
+            dat, i, 1 if "64B" in name else 2, name) for i, (name, _) in enumerate(series))
+        run_gnuplot(f"""set terminal pngcairo size 1000,560 font ",10"
+set output "{os.path.join(pdir, 'insn-per-pkt.png')}"
+set termoption noenhanced
+set title "pktgen queue_xmit into a dummy: guest instructions per packet (exact clock, median of boots)"
+set xlabel "flows"
+set ylabel "instructions / packet"
+set logscale x
+set yrange [0:*]
+set key top left
+set grid
+plot {plot}
+""", "insn-per-pkt")
+    cdir = os.path.join(rundir, "cdf")
+    if os.path.isdir(cdir):
+        byk = {}
+        for name in sorted(os.listdir(cdir)):
+            # <kernel>-<rep>-<flows>.txt: the first boot of each kernel.
+            parts = name[:-4].split("-")
+            if len(parts) != 3 or parts[1] != "1":
+                continue
+            byk.setdefault(parts[0], []).append((int(parts[2]), os.path.join(cdir, name)))
+        for k, files in byk.items():
+            plot = ", ".join('"%s" using ($2/1000):1 with lines lw 2 title "%d flows"' % (fn, n)
+                             for n, fn in sorted(files))
+            run_gnuplot(f"""set terminal pngcairo size 900,520 font ",10"
+set output "{os.path.join(pdir, 'lateness-cdf-' + k + '.png')}"
+set termoption noenhanced
+set title "{'series' if k == 'patched' else 'stock 6.1'}: paced UDP flows, departure lateness vs the ideal gap (exact guest time)"
+set xlabel "lateness (us)"
+set ylabel "fraction of gaps"
+set yrange [0:1]
+set key bottom right
+set grid
+plot {plot}
+""", "lateness-cdf-" + k)
 
 
 if __name__ == "__main__":

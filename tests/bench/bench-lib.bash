@@ -35,6 +35,23 @@ TCP_SECS=5
 TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
 RR_SECS=8
 PROF_SECS=4
+# Exact clock (exact.sh): counted work, so these set how much is counted.
+EX_COUNT=200000
+EX_FLOWS="1 64 10000 100000 1000000"
+EX_SIZES="64 1500"
+EX_MEM_FLOWS="100000 1000000"
+EX_BL_DELAY=200000
+EX_BL_PCT=90
+EX_BL_WARMUP=2
+EX_BL_SECS=2
+EX_PACED_FLOWS="1000 10000 100000"
+EX_PACED_PPS=10000
+EX_PACED_GAPS=3
+EX_PACED_WARMUP=3
+EX_TCP_BYTES=100M
+EX_TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
+EX_PROF_FLOWS="1 10000"
+EX_PROF_PERIOD=20000
 # shellcheck source=/dev/null
 [ ! -f "$BDIR/bench.env" ] || . "$BDIR/bench.env"
 
@@ -51,3 +68,13 @@ row() {
 
 # div A B: A / B with 3 decimals in awk ("nan" when B is 0).
 div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%.3f\n", a / b }'; }
+
+# busy_ns: guest ns all CPUs spent outside idle since boot, from the nohz
+# idle accounting in /proc/timer_list (ns; /proc/stat has 10 ms ticks).
+# Under the exact clock, busy ns are guest instructions.
+busy_ns() {
+	awk '$1 == "now" && $2 == "at" { now = $3 }
+		$1 == "cpu:" { n++ }
+		$1 == ".idle_sleeptime" { idle += $3 }
+		END { printf "%.0f\n", n * now - idle }' /proc/timer_list
+}

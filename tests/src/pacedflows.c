@@ -2,14 +2,16 @@
 /*
  * pacedflows: many slow UDP flows paced by the qdisc, and how late they leave.
  *
- *   pacedflows -d ADDR [-p PORT] [-n FLOWS] [-r RATE] [-l LEN] [-t SECS]
- *   pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP]
+ *   pacedflows -d ADDR [-s SRC] [-p PORT] [-n FLOWS] [-r RATE] [-l LEN] [-t SECS]
+ *   pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP] [-q FILE]
  *
  * Send mode opens FLOWS connected UDP sockets to ADDR:PORT, each with
  * SO_MAX_PACING_RATE = RATE (bit/s, k/m/g suffix) and a send buffer of a few
  * packets, and keeps every socket's buffer full for SECS seconds (epoll,
  * edge-triggered EPOLLOUT), so that fq always has a packet waiting for each
- * flow and the departures are set by fq's pacing alone.
+ * flow and the departures are set by fq's pacing alone. With -s SRC, socket
+ * i is bound to the IPv4 address SRC + i / 60000 (one source port per socket:
+ * more than ~64k flows need more source addresses, all on the sender).
  *
  * Receive mode takes the kernel's receive timestamp (SO_TIMESTAMPNS) of
  * every packet; over veth that is taken as the packet leaves the sender's
@@ -19,7 +21,11 @@
  * and prints the lateness (gap - ideal, signed, microseconds) percentiles:
  *
  *   packets= flows= gaps= ideal_us= late_p50_us= late_p90_us= late_p99_us=
- *   late_p999_us= early_gaps= long_gaps=
+ *   late_p999_us= early_gaps= long_gaps= late_p50_ns= late_p99_ns=
+ *
+ * Flows are told apart by source port and the low 3 bits of the source
+ * address. -q FILE writes the lateness CDF: "fraction lateness_ns", 1001
+ * lines (every 0.1 %).
  *
  * early_gaps counts gaps shorter than half the ideal one (a pacing bug, or
  * catch-up after a late packet), long_gaps those over twice (a flow that
@@ -65,15 +71,19 @@ static double now_s(void)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: pacedflows -d ADDR [-p PORT] [-n FLOWS] [-r RATE] [-l LEN] [-t SECS]\n"
-		"       pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP]\n");
+		"usage: pacedflows -d ADDR [-s SRC] [-p PORT] [-n FLOWS] [-r RATE] [-l LEN] [-t SECS]\n"
+		"       pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP] [-q FILE]\n");
 	exit(2);
 }
 
-static int sender(const char *addr, int port, int nflows, double rate, int len,
-		  double secs)
+#define FLOWS_PER_SRC 60000
+#define SRC_KEYS 8
+
+static int sender(const char *addr, const char *src, int port, int nflows,
+		  double rate, int len, double secs)
 {
 	struct sockaddr_in dst = { .sin_family = AF_INET, .sin_port = htons(port) };
+	struct sockaddr_in sa = { .sin_family = AF_INET };
 	struct epoll_event ev, evs[BATCH];
 	unsigned long long sent = 0, eagain = 0, refused = 0;
 	struct rlimit rl;
@@ -82,6 +92,10 @@ static int sender(const char *addr, int port, int nflows, double rate, int len,
 	double end;
 
 	if (inet_pton(AF_INET, addr, &dst.sin_addr) != 1)
+		usage();
+	if (src && inet_pton(AF_INET, src, &sa.sin_addr) != 1)
+		usage();
+	if (!src && nflows > FLOWS_PER_SRC)
 		usage();
 	rl.rlim_cur = rl.rlim_max = nflows + 64;
 	if (setrlimit(RLIMIT_NOFILE, &rl))
@@ -103,6 +117,14 @@ static int sender(const char *addr, int port, int nflows, double rate, int len,
 		if (setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sb, sizeof(sb)) ||
 		    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &pr, sizeof(pr)))
 			die("setsockopt");
+		if (src) {
+			struct sockaddr_in b = sa;
+
+			b.sin_addr.s_addr = htonl(ntohl(sa.sin_addr.s_addr) +
+						  i / FLOWS_PER_SRC);
+			if (bind(fd, (struct sockaddr *)&b, sizeof(b)))
+				die("bind");
+		}
 		if (connect(fd, (struct sockaddr *)&dst, sizeof(dst)))
 			die("connect");
 		ev.events = EPOLLOUT | EPOLLET;
@@ -141,10 +163,11 @@ static int cmp_ll(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int receiver(int port, double rate, int len, double secs, double warmup)
+static int receiver(int port, double rate, int len, double secs, double warmup,
+		    const char *cdf)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
-	static long long last[65536];
+	static long long last[SRC_KEYS * 65536];
 	struct mmsghdr msgs[BATCH];
 	struct sockaddr_in from[BATCH];
 	struct iovec iov[BATCH];
@@ -196,7 +219,8 @@ static int receiver(int port, double rate, int len, double secs, double warmup)
 		for (i = 0; i < n; i++) {
 			struct cmsghdr *c;
 			long long t = 0;
-			unsigned int sp = ntohs(from[i].sin_port);
+			unsigned int sp = ntohs(from[i].sin_port) |
+				(ntohl(from[i].sin_addr.s_addr) % SRC_KEYS) << 16;
 
 			for (c = CMSG_FIRSTHDR(&msgs[i].msg_hdr); c;
 			     c = CMSG_NXTHDR(&msgs[i].msg_hdr, c)) {
@@ -240,21 +264,35 @@ static int receiver(int port, double rate, int len, double secs, double warmup)
 	qsort(late, nlate, sizeof(*late), cmp_ll);
 #define PCT(p) (late[(size_t)((nlate - 1) * (p))] / 1000)
 	printf("packets=%llu flows=%u gaps=%zu ideal_us=%lld late_p50_us=%lld late_p90_us=%lld "
-	       "late_p99_us=%lld late_p999_us=%lld early_gaps=%llu long_gaps=%llu\n",
+	       "late_p99_us=%lld late_p999_us=%lld early_gaps=%llu long_gaps=%llu "
+	       "late_p50_ns=%lld late_p99_ns=%lld\n",
 	       packets, flows, nlate, ideal / 1000, PCT(0.5), PCT(0.9), PCT(0.99),
-	       PCT(0.999), early, longg);
+	       PCT(0.999), early, longg, late[(size_t)((nlate - 1) * 0.5)],
+	       late[(size_t)((nlate - 1) * 0.99)]);
+	if (cdf) {
+		FILE *f = fopen(cdf, "w");
+
+		if (!f)
+			die(cdf);
+		for (i = 0; i <= 1000; i++)
+			fprintf(f, "%.3f %lld\n", i / 1000.0,
+				late[(size_t)((nlate - 1) * (i / 1000.0))]);
+		fclose(f);
+	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	const char *addr = NULL;
+	const char *addr = NULL, *src = NULL, *cdf = NULL;
 	int port = 7000, nflows = 1000, len = 1000, recv_mode = 0, c;
 	double rate = 10e3, secs = 10, warmup = 3;
 
-	while ((c = getopt(argc, argv, "d:p:n:r:l:t:w:R")) != -1) {
+	while ((c = getopt(argc, argv, "d:s:p:n:r:l:t:w:q:R")) != -1) {
 		switch (c) {
 		case 'd': addr = optarg; break;
+		case 's': src = optarg; break;
+		case 'q': cdf = optarg; break;
 		case 'p': port = atoi(optarg); break;
 		case 'n': nflows = atoi(optarg); break;
 		case 'r': rate = parse_rate(optarg); break;
@@ -265,11 +303,12 @@ int main(int argc, char **argv)
 		default: usage();
 		}
 	}
-	if (len < 1 || len > 1472 || rate <= 0 || nflows < 1 || nflows > 60000)
+	if (len < 1 || len > 1472 || rate <= 0 || nflows < 1 ||
+	    nflows > SRC_KEYS * FLOWS_PER_SRC)
 		usage();
 	if (recv_mode)
-		return receiver(port, rate, len, secs, warmup);
+		return receiver(port, rate, len, secs, warmup, cdf);
 	if (!addr)
 		usage();
-	return sender(addr, port, nflows, rate, len, secs);
+	return sender(addr, src, port, nflows, rate, len, secs);
 }

@@ -1,0 +1,218 @@
+# shellcheck shell=bash
+# Benchmark workloads for the exact clock (scripts/bench.sh, default under
+# TCG): QEMU icount at shift 0, so one ns of guest time is one guest
+# instruction, and a fixed amount of work takes the same guest time in every
+# boot. Every point counts a fixed amount of work (packets, bytes) and
+# reports guest instructions per unit of it; each qdisc point is run through
+# pfifo as well, and fq's own cost is fq - pfifo, per boot. Rows go to
+# $R/data/bench.csv through row() (bench-lib.bash).
+# shellcheck source=tests/bench/bench-lib.bash
+. "$(dirname "${BASH_SOURCE[0]}")/bench-lib.bash"
+# shellcheck disable=SC2034 # read by run.sh
+CASE_TIMEOUT=1500
+
+# pg_insn_per_pkt: guest instructions per packet of the pktgen run that
+# just ended, from pktgen's own result line ("Result: OK: USEC(c..+d..)
+# usec, PKTS (..."), which is timed in guest ns.
+pg_insn_per_pkt() {
+	sed -n 's/^Result: OK: \([0-9]*\)(.* usec, \([0-9]*\) (.*/\1 \2/p' "$PG/$PG_DEV" |
+		awk 'NF == 2 && $2 > 0 { printf "%.1f\n", $1 * 1000 / $2; ok = 1 } END { exit !ok }' ||
+		fail "no pktgen result: $(grep Result "$PG/$PG_DEV")"
+}
+
+# pg_counted FLOWS SIZE COUNT: one pktgen run of COUNT packets over FLOWS
+# 4-tuples through pg0's qdisc, to the end; prints instructions per packet.
+pg_counted() {
+	pg_config "$1" "$2" "$3"
+	pg_start
+	pg_wait
+	pg_insn_per_pkt
+}
+
+# pg_point WARM QDISC-ARGS...: set up pg0 with that root qdisc, warm it
+# with WARM packets, then count EX_COUNT packets. Uses F and S of the
+# caller; prints instructions per packet. Leaves pg0 for the caller.
+pg_point() {
+	local warm=$1
+	shift
+	pg_setup "$@"
+	pg_counted "$F" "$S" "$warm" >/dev/null
+	pg_counted "$F" "$S" "$EX_COUNT"
+}
+
+# fq_warm: packets that make every one of F flows exist in fq (a steady
+# stream over F flows), at least 10000.
+fq_warm() { echo $((F > 10000 ? F : 10000)); }
+
+# 1. Qdisc cost: pktgen queue_xmit into a dummy through fq (nopacing) and
+# through pfifo. Bytes per flow come from the fq warm-up of the 64 B points
+# at the memory flow counts (fq_flow_cache slab growth / objects added).
+t_pktgen() {
+	local F S fq pf b0 b1 a0 a1 osz st
+	for S in $EX_SIZES; do
+		for F in $EX_FLOWS; do
+			local v=$F-flows/${S}B
+			# pfifo keeps no per-flow state: a short warm-up is enough.
+			pf=$(pg_point 10000 pfifo limit 100000)
+			echo 1 >/sys/kernel/slab/fq_flow_cache/shrink 2>/dev/null || true
+			read -r a0 _ b0 < <(slab_bytes fq_flow_cache)
+			fq=$(pg_point "$(fq_warm)" fq orphan_mask "$BIG_MASK" nopacing)
+			read -r a1 osz b1 < <(slab_bytes fq_flow_cache)
+			st=$R/data/pktgen-$F-$S.stats
+			fq_stats "$PG_DEV" >"$st"
+			row pktgen "$v" fq_insn "$fq" insn/pkt
+			row pktgen "$v" pfifo_insn "$pf" insn/pkt
+			row pktgen "$v" fq_cost "$(awk -v a="$fq" -v b="$pf" 'BEGIN { printf "%.1f", a - b }')" insn/pkt
+			if [ "$S" = 64 ] && [[ " $EX_MEM_FLOWS " == *" $F "* ]]; then
+				cat "$st"
+				say "  slab: $a0 -> $a1 objects, $b0 -> $b1 bytes, object size $osz"
+				row memory "$F-flows" flows "$(kv "$st" flows)" flows
+				row memory "$F-flows" bytes_per_flow "$(div "$((b1 - b0))" "$((a1 - a0))")" B
+				row memory "$F-flows" object_size "$osz" B
+			fi
+			ip link del "$PG_DEV"
+		done
+	done
+}
+
+# 2. Standing backlog: fq (or pfifo) as the leaf of a tbf that passes
+# EX_BL_PCT % of what pktgen offers (delay EX_BL_DELAY ns between packets,
+# a sleep, not a spin, so the guest idles between them), over 64 flows, so
+# every enqueue and dequeue meets ~64 backlogged flows. Metric: busy guest
+# instructions (timer_list idle accounting) per packet tbf passed.
+bl_point() {
+	local n0 n1 b0 b1 rate
+	# Bits per second that pass EX_BL_PCT % of 1e9/delay packets/s.
+	rate=$(awk -v s="$S" -v d="$EX_BL_DELAY" -v p="$EX_BL_PCT" 'BEGIN { printf "%d", s * 8 * 1e9 / d * p / 100 }')
+	pg_setup handle 1: tbf rate "${rate}bit" burst 3000 limit 10000000
+	tc qdisc replace dev "$PG_DEV" parent 1:1 "$@"
+	pg_config "$F" "$S" 0
+	pg_write "$PG/$PG_DEV" "delay $EX_BL_DELAY"
+	pg_start
+	sleep "$EX_BL_WARMUP"
+	n0=$(pg_txpkts) b0=$(busy_ns)
+	sleep "$EX_BL_SECS"
+	n1=$(pg_txpkts) b1=$(busy_ns)
+	pg_stop
+	tc -s qdisc show dev "$PG_DEV" >"$R/data/backlog-$1.txt"
+	[ "$n1" -gt "$n0" ] || fail "no packet left tbf in the window ($1)"
+	awk -v b="$((b1 - b0))" -v n="$((n1 - n0))" 'BEGIN { printf "%.1f\n", b / n }'
+	ip link del "$PG_DEV"
+}
+
+t_backlog() {
+	local F=64 S=64 fq pf
+	local v=tbf/$F-flows/${S}B
+	pf=$(bl_point pfifo limit 1000000)
+	fq=$(bl_point fq orphan_mask "$BIG_MASK" nopacing limit 1000000 flow_limit 100000)
+	cat "$R/data/backlog-fq.txt"
+	row backlog "$v" fq_insn "$fq" insn/pkt
+	row backlog "$v" pfifo_insn "$pf" insn/pkt
+	row backlog "$v" fq_cost "$(awk -v a="$fq" -v b="$pf" 'BEGIN { printf "%.1f", a - b }')" insn/pkt
+}
+
+# 3. Paced flows: N connected UDP sockets with SO_MAX_PACING_RATE, together
+# EX_PACED_PPS packets/s, snd -> rcv over veth through fq. Busy guest
+# instructions per packet (sender, fq, veth and receiver: the whole guest)
+# and how late each packet left against its flow's ideal gap, in guest
+# time (the receiver's timestamps; pacedflows -q writes the CDF).
+t_paced() {
+	local n rate d pkts s0 s1 b0 b1 secs st srcs i warm
+	for n in $EX_PACED_FLOWS; do
+		d=$R/data/paced-$n
+		mkdir -p "$d"
+		topo
+		quiet_link
+		# One source port per socket: 60000 sockets per source address.
+		sn sysctl -qw net.ipv4.ip_local_port_range="1024 65535"
+		# Warm-up: the sender opens its sockets (~n/20000 s) and the first
+		# packet of each flow leaves at once; only later gaps count.
+		warm=$((EX_PACED_WARMUP + n / 20000))
+		sn tc qdisc replace dev veth0 root fq limit 1000000 flow_limit 100
+		# bit/s per flow: EX_PACED_PPS / n packets of PACED_LEN + 42 bytes.
+		rate=$(awk -v p="$EX_PACED_PPS" -v n="$n" -v l="$PACED_LEN" 'BEGIN { printf "%d", p / n * (l + 42) * 8 }')
+		secs=$(awk -v n="$n" -v p="$EX_PACED_PPS" -v g="$EX_PACED_GAPS" 'BEGIN { s = g * n / p; printf "%d", (s < 4 ? 4 : s) + 0.999 }')
+		srcs=$(((n + 59999) / 60000))
+		for i in $(seq "$srcs"); do sn ip addr add "198.18.0.$((10 + i))/24" dev veth0; done
+		rn pacedflows -R -p 7000 -r "$rate" -l "$PACED_LEN" -t "$((secs + warm))" -w "$warm" \
+			-q "$d/late-cdf.txt" >"$d/recv.txt" 2>&1 &
+		local rpid=$!
+		sleep 0.5
+		sn pacedflows -d "$RCV_IP" -s 198.18.0.11 -p 7000 -n "$n" -r "$rate" \
+			-l "$PACED_LEN" -t "$((secs + warm + 1))" >"$d/send.txt" 2>&1 &
+		local spid=$!
+		sleep "$warm"
+		s0=$(sn cat /sys/class/net/veth0/statistics/tx_packets) b0=$(busy_ns)
+		sleep "$secs"
+		s1=$(sn cat /sys/class/net/veth0/statistics/tx_packets) b1=$(busy_ns)
+		rb_wait "$rpid" 120 || fail "receiver failed: $(cat "$d/recv.txt")"
+		rb_wait "$spid" 120 || fail "sender failed: $(cat "$d/send.txt")"
+		st=$d/qdisc.stats
+		fq_stats_in snd veth0 >"$st"
+		cat "$d/recv.txt" "$d/send.txt" "$st"
+		pkts=$((s1 - s0))
+		[ "$pkts" -gt 0 ] || fail "no paced packet left veth0 in the window ($n flows)"
+		local v=$n-flows
+		row paced "$v" insn_per_pkt "$(awk -v b="$((b1 - b0))" -v n="$pkts" 'BEGIN { printf "%.1f", b / n }')" insn/pkt
+		row paced "$v" pps "$(awk -v n="$pkts" -v s="$secs" 'BEGIN { printf "%.1f", n / s }')" pkt/s
+		row paced "$v" late_p50 "$(kw "$d/recv.txt" late_p50_ns)" ns
+		row paced "$v" late_p99 "$(kw "$d/recv.txt" late_p99_ns)" ns
+		row paced "$v" flows_seen "$(kw "$d/recv.txt" flows)" flows
+		row paced "$v" fq_drops "$(kv "$st" dropped)" pkts
+		cp "$d/late-cdf.txt" "$R/data/late-cdf-$n.txt"
+		cleanup_procs >/dev/null 2>&1
+		ip -all netns delete
+	done
+}
+
+# 4. TCP bulk over veth through fq: busy guest instructions per MB received
+# (iperf3 -n: a fixed amount of data), cubic and BBR, 1 and 8 flows.
+t_tcp() {
+	local r cc n j b0 b1 d=$R/data/tcp
+	mkdir -p "$d"
+	topo
+	sn tc qdisc replace dev veth0 root fq
+	rn iperf3 -s -D -p 5201 >/dev/null
+	wait_listen rcv tcp 5201
+	for r in $EX_TCP_RUNS; do
+		cc=${r%:*} n=${r#*:}
+		j=$d/$cc-$n.json
+		b0=$(busy_ns)
+		sn iperf3 -c "$RCV_IP" -p 5201 -n "$EX_TCP_BYTES" -P "$n" -C "$cc" -J >"$j" ||
+			fail "iperf3 $cc x$n failed: $(head -c 300 "$j")"
+		b1=$(busy_ns)
+		row tcp "$cc-x$n" insn_per_MB "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("%.0f" % (int(sys.argv[2]) / (j["end"]["sum_received"]["bytes"] / 1e6)))' "$j" "$((b1 - b0))")" insn/MB
+	done
+}
+
+# 5. Where fq's instructions go: perf record (cpu-clock: under icount a
+# sample every EX_PROF_PERIOD ns is one every EX_PROF_PERIOD instructions)
+# of counted pktgen runs through fq; per symbol, its share of the samples
+# and its instructions per packet (samples * period / packets).
+t_profile() {
+	local F S=64 d=$R/data/profile n
+	command -v perf >/dev/null || skip "no perf in the guest image (rootfs/packages: linux-perf)"
+	mkdir -p "$d"
+	for F in $EX_PROF_FLOWS; do
+		pg_setup fq orphan_mask "$BIG_MASK" nopacing
+		pg_counted "$F" "$S" "$(fq_warm)" >/dev/null
+		pg_config "$F" "$S" "$EX_COUNT"
+		perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o /tmp/perf.data -- \
+			sh -c "echo start >$PG/pgctrl" >"$d/record-$F.txt" 2>&1 ||
+			fail "perf record failed: $(tail -n 5 "$d/record-$F.txt")"
+		perf report -i /tmp/perf.data --stdio --no-children --sort sym -n --percent-limit 0.2 \
+			>"$d/report-$F.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+		ip link del "$PG_DEV"
+		grep -E '^ +[0-9.]+%' "$d/report-$F.txt" | head -n 30
+		local v=$F-flows/${S}B
+		# Lines: "  12.34%  1234  [k] fq_enqueue".
+		awk -v c="$EX_COUNT" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ && $4 ~ /^(fq_|__qdisc_run|__dev_queue_xmit|dequeue_skb|sch_direct_xmit|pfifo_|qdisc_)/ {
+			printf "%s %.1f %.1f\n", $4, $1 + 0, $2 * per / c }' "$d/report-$F.txt" >"$d/fq-$F.txt"
+		while read -r sym pct insn; do
+			row profile "$v/$sym" share "$pct" "%"
+			row profile "$v/$sym" insn "$insn" insn/pkt
+		done <"$d/fq-$F.txt"
+		n=$(awk '$1 ~ /^fq_/ { s += $2 } END { printf "%.1f", s }' "$d/fq-$F.txt")
+		row profile "$v/fq_total" share "$n" "%"
+	done
+}
