@@ -146,3 +146,43 @@ quiet_link() {
 # acmp "AWK-EXPR": float comparison in awk (lib.sh's fcmp starts a python,
 # which costs ~1-2 s under TCG).
 acmp() { awk "BEGIN { exit !($1) }"; }
+
+# fqs NS DEV [HANDLE]: the fq's queue counters and every field of its
+# xstats, as key=value lines (tests/src/fqstats: bookworm's tc prints only
+# the 6.1 prefix of struct tc_fq_qd_stats; xstats_len tells its size).
+fqs() { ip netns exec "$1" "$BIN/fqstats" "$2" ${3:+"$3"}; }
+
+# fqsv STATS KEY: KEY's value in an fqs snapshot; fails the case when the
+# snapshot has no such key. Pure bash.
+fqsv() {
+	local re="(^|"$'\n'")$2=([^"$'\n'"]*)"
+	[[ $1 =~ $re ]] || { echo "FAIL: no $2 in the fqstats output" >&2; exit 1; }
+	echo "${BASH_REMATCH[2]}"
+}
+
+# fqsd BEFORE AFTER KEY: how much KEY grew between two fqs snapshots.
+fqsd() { echo $(($(fqsv "$2" "$3") - $(fqsv "$1" "$3"))); }
+
+# unpriv NS CMD...: CMD inside netns NS as uid/gid 65534 (nobody) with no
+# supplementary groups, and in a user namespace of its own when the kernel
+# allows unprivileged ones: no capability over NS (owned by the initial
+# user namespace). The netns is joined first, then privileges dropped.
+# CMD must be readable by nobody: see unpriv_bin.
+unpriv() {
+	local ns=$1 drop=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
+	shift
+	if ip netns exec "$ns" "${drop[@]}" unshare -U -r true 2>/dev/null; then
+		echo "unpriv: uid 65534 in a user namespace of its own, in netns $ns" >&2
+		ip netns exec "$ns" "${drop[@]}" unshare -U -r -- "$@"
+	else
+		echo "unpriv: uid 65534 in netns $ns (this kernel has no unprivileged user namespaces)" >&2
+		ip netns exec "$ns" "${drop[@]}" "$@"
+	fi
+}
+
+# unpriv_bin NAME: a copy of helper NAME that nobody may run (the run
+# disk's directories need not be world-searchable); prints its path.
+unpriv_bin() {
+	install -m 0755 "$BIN/$1" "/tmp/fqp-unpriv-$1"
+	echo "/tmp/fqp-unpriv-$1"
+}

@@ -37,7 +37,7 @@ print("|---|---|---|---|")
 for i, r in enumerate(rows, 1):
     s = cell(r["stock"], r["stock_why"], r["stock_keeps"], r["stock_msg"])
     p = cell(r["patched"], r["patched_why"], r["patched_keeps"])
-    if r["patched"] != "0":
+    if r.get("patched_msg", "required") == "required" and r["patched"] != "0":
         p += ", extack required"
     if r["differ"] == "1":
         p = "**" + p + "**"

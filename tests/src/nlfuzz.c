@@ -12,14 +12,18 @@
  * predicts (the old ones when the answer was an error, for our series).
  *
  * The contract is the table rules[] below plus predict(), which applies it
- * the way each kernel documents it:
- *   stock   = Debian 6.1.192 net/sched/sch_fq.c + lib/nlattr.c as they are
- *             (liberal parsing below TCA_FQ_TIMER_SLACK, values applied one
- *             by one, so a bad value can leave earlier ones applied);
- *   patched = our series (DESIGN.md section 4): strict attribute lengths,
- *             quantum and initial_quantum in 1..1<<20, buckets_log 1..18,
- *             rate_enable 0/1, else -EINVAL with an extack message, and a
- *             rejected message changes nothing.
+ * the way each kernel documents it. Both kernels parse alike: 6.1's policy
+ * (liberal below TCA_FQ_TIMER_SLACK, strict from it on; initial_quantum
+ * 0..INT_MAX by policy range, -ERANGE above) and 6.1's value checks
+ * (quantum 1..1<<20, buckets_log 1..18, rate_enable 0/1: -EINVAL). So every
+ * message gets the same answer and errno from both, and the same read-back
+ * when it is accepted. The one declared difference is what a rejected
+ * message leaves behind:
+ *   stock   = Debian 6.1.192 net/sched/sch_fq.c + lib/nlattr.c as they are:
+ *             values applied one by one, so a bad value can leave the
+ *             others applied (all but buckets_log);
+ *   patched = our series: a rejected message changes nothing, and a bad
+ *             value comes with an extack message.
  * `nlfuzz --print-contract` prints the expected answer of every message for
  * both kernels without touching any kernel (tests/README.md is built from it).
  *
@@ -75,37 +79,36 @@ struct rule {
 	int len;		/* payload length the policy wants */
 	bool dumped;		/* fq_dump() reports it */
 	uint32_t probe;		/* a valid value that is not the default */
-	uint32_t s_lo, s_hi;	/* stock */
-	enum check s_check;
+	uint32_t lo, hi;	/* the valid range, on both kernels */
+	enum check check;	/* where it is checked (both kernels alike) */
 	const char *s_msg;	/* stock extack on a bad value, NULL: none */
-	uint32_t p_lo, p_hi;	/* patched: out of range is -EINVAL + extack */
 };
 
 /* The robustness contract, one row per TCA_FQ_* attribute. */
 static const struct rule rules[NFQ] = {
-	[TCA_FQ_PLIMIT]            = { "limit", 4, true, 4660, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_FLOW_PLIMIT]       = { "flow_limit", 4, true, 77, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_QUANTUM]           = { "quantum", 4, true, 3000, 1, QMAX, C_CHANGE, "invalid quantum", 1, QMAX },
-	[TCA_FQ_INITIAL_QUANTUM]   = { "initial_quantum", 4, true, 5000, 0, INT_MAX, C_POLICY, NULL, 1, QMAX },
-	[TCA_FQ_RATE_ENABLE]       = { "rate_enable", 4, true, 0, 0, 1, C_CHANGE, NULL, 0, 1 },
-	[TCA_FQ_FLOW_DEFAULT_RATE] = { "flow_default_rate", 4, false, 1000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_FLOW_MAX_RATE]     = { "maxrate", 4, true, 1000000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_BUCKETS_LOG]       = { "buckets_log", 4, true, 4, 1, 18, C_CHANGE, NULL, 1, 18 },
-	[TCA_FQ_FLOW_REFILL_DELAY] = { "refill_delay", 4, true, 8000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_ORPHAN_MASK]       = { "orphan_mask", 4, true, 511, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_LOW_RATE_THRESHOLD] = { "low_rate_threshold", 4, true, 10000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_CE_THRESHOLD]      = { "ce_threshold", 4, true, 5000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_TIMER_SLACK]       = { "timer_slack", 4, true, 20000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_HORIZON]           = { "horizon", 4, true, 500000, 0, U32MAX, C_NONE, NULL, 0, U32MAX },
-	[TCA_FQ_HORIZON_DROP]      = { "horizon_drop", 1, true, 0, 0, 255, C_NONE, NULL, 0, 255 },
+	[TCA_FQ_PLIMIT]            = { "limit", 4, true, 4660, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_FLOW_PLIMIT]       = { "flow_limit", 4, true, 77, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_QUANTUM]           = { "quantum", 4, true, 3000, 1, QMAX, C_CHANGE, "invalid quantum" },
+	[TCA_FQ_INITIAL_QUANTUM]   = { "initial_quantum", 4, true, 5000, 0, INT_MAX, C_POLICY, NULL },
+	[TCA_FQ_RATE_ENABLE]       = { "rate_enable", 4, true, 0, 0, 1, C_CHANGE, NULL },
+	[TCA_FQ_FLOW_DEFAULT_RATE] = { "flow_default_rate", 4, false, 1000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_FLOW_MAX_RATE]     = { "maxrate", 4, true, 1000000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_BUCKETS_LOG]       = { "buckets_log", 4, true, 4, 1, 18, C_CHANGE, NULL },
+	[TCA_FQ_FLOW_REFILL_DELAY] = { "refill_delay", 4, true, 8000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_ORPHAN_MASK]       = { "orphan_mask", 4, true, 511, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_LOW_RATE_THRESHOLD] = { "low_rate_threshold", 4, true, 10000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_CE_THRESHOLD]      = { "ce_threshold", 4, true, 5000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_TIMER_SLACK]       = { "timer_slack", 4, true, 20000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_HORIZON]           = { "horizon", 4, true, 500000, 0, U32MAX, C_NONE, NULL },
+	[TCA_FQ_HORIZON_DROP]      = { "horizon_drop", 1, true, 0, 0, 255, C_NONE, NULL },
 };
 
-/* Stock validates strictly (exact length, no NLA_F_NESTED) only from
- * TCA_FQ_TIMER_SLACK on (policy strict_start_type); our series everywhere.
+/* Both kernels validate strictly (exact length, no NLA_F_NESTED) only from
+ * TCA_FQ_TIMER_SLACK on (policy strict_start_type, as in 6.1).
  */
-static bool strict(enum kern k, int t)
+static bool strict(int t)
 {
-	return k == K_PATCHED || t >= TCA_FQ_TIMER_SLACK;
+	return t >= TCA_FQ_TIMER_SLACK;
 }
 
 /* ---- read-back state ---- */
@@ -230,7 +233,11 @@ static void add_value_cases(void)
 			V(0, "0"); V(1, "1"); V(2, "2"); V(0x7f, "127");
 			V(0x80, "128(-128)"); V(0xfe, "max-1"); V(0xff, "max(-1)");
 		} else {
-			uint32_t hi = r->p_hi < r->s_hi ? r->p_hi : r->s_hi;
+			/* initial_quantum: probe around 1<<20 too, the bound
+			 * an earlier version of our series had (INT_MAX and
+			 * 2^31 follow below).
+			 */
+			uint32_t hi = t == TCA_FQ_INITIAL_QUANTUM ? QMAX : r->hi;
 
 			V(0, "0"); V(1, "1");
 			if (hi != U32MAX) {
@@ -535,24 +542,16 @@ static bool in(uint32_t v, uint32_t lo, uint32_t hi)
 	return v >= lo && v <= hi;
 }
 
-static void store(enum kern k, struct pred *p, int t, uint32_t v)
+static void store(struct pred *p, int t, uint32_t v)
 {
 	if (!rules[t].dumped)
 		return;
 	p->napplied++;
 	p->has_alt[t] = false;
 	if (t == TCA_FQ_FLOW_REFILL_DELAY) {
-		p->v[t] = refill_roundtrip(v);
-		if (k == K_PATCHED) {	/* may keep microseconds exactly */
-			p->alt[t] = v;
-			p->has_alt[t] = true;
-		}
+		p->v[t] = refill_roundtrip(v);	/* jiffies, on both kernels */
 	} else if (t == TCA_FQ_HORIZON_DROP) {
-		p->v[t] = v & 0xff;
-		if (k == K_PATCHED) {	/* may normalise to a boolean */
-			p->alt[t] = !!v;
-			p->has_alt[t] = true;
-		}
+		p->v[t] = v & 0xff;	/* the u8 as set, on both kernels */
 	} else {
 		p->v[t] = v;
 	}
@@ -564,8 +563,6 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 	uint32_t val[NFQ] = { 0 };
 	int rem = c->optlen, t;
 	const uint8_t *pos = c->opt;
-	static const int porder[] = { TCA_FQ_QUANTUM, TCA_FQ_INITIAL_QUANTUM,
-				      TCA_FQ_BUCKETS_LOG, TCA_FQ_RATE_ENABLE };
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->v, base, sizeof(p->v));
@@ -588,12 +585,12 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 			const struct rule *r = &rules[t];
 			uint32_t v;
 
-			if (alen != r->len && strict(k, t)) {
+			if (alen != r->len && strict(t)) {
 				p->err = -EINVAL;
 				p->why = "bad length (strict)";
 				goto rejected;
 			}
-			if ((na.nla_type & NLA_F_NESTED) && strict(k, t)) {
+			if ((na.nla_type & NLA_F_NESTED) && strict(t)) {
 				p->err = -EINVAL;
 				p->why = "NLA_F_NESTED on a scalar (strict)";
 				goto rejected;
@@ -604,7 +601,7 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 				goto rejected;
 			}
 			v = get_le(pos + NLA_HDRLEN, r->len);
-			if (k == K_STOCK && r->s_check == C_POLICY && !in(v, r->s_lo, r->s_hi)) {
+			if (r->check == C_POLICY && !in(v, r->lo, r->hi)) {
 				p->err = -ERANGE;
 				p->why = "policy range";
 				goto rejected;
@@ -619,53 +616,42 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 	}
 	/* Leftover bytes only warn in liberal mode. */
 
-	if (k == K_PATCHED) {
-		for (size_t i = 0; i < sizeof(porder) / sizeof(porder[0]); i++) {
-			t = porder[i];
-			if (have[t] && !in(val[t], rules[t].p_lo, rules[t].p_hi)) {
-				p->err = -EINVAL;
-				p->why = "value out of range";
-				goto rejected;
-			}
-		}
-		for (t = 1; t <= TCA_FQ_MAX; t++)
-			if (have[t])
-				store(k, p, t, val[t]);
-		if (!p->napplied && p->nignored)
-			p->why = "ignored";
-		else if (!p->napplied)
-			p->why = "accepted, no-op";
-		return;
-	}
-
-	/* stock fq_change(): values checked and applied one by one; a bad one
-	 * sets err but the others are still applied, except buckets_log.
-	 */
+	/* fq_change()'s value checks, the same on both kernels: -EINVAL */
 	for (t = 1; t <= TCA_FQ_MAX; t++) {
 		const struct rule *r = &rules[t];
 
 		if (!have[t])
 			continue;
-		if (r->s_check == C_CHANGE && !in(val[t], r->s_lo, r->s_hi)) {
+		if (r->check == C_CHANGE && !in(val[t], r->lo, r->hi)) {
 			p->err = -EINVAL;
 			p->why = "value out of range";
-			if (r->s_msg) {
+			if (k == K_PATCHED) {
+				p->msg_required = true;
+			} else if (r->s_msg) {
 				p->msg_required = true;
 				p->msg_sub = r->s_msg;
 				p->msg_forbidden = false;
 			}
 		}
 	}
+	/* Ours: all or nothing. */
+	if (k == K_PATCHED && p->err) {
+		p->why = "value out of range, nothing applied";
+		return;
+	}
+	/* Stock fq_change(): values applied one by one; a bad one sets err
+	 * but the others are still applied, except buckets_log.
+	 */
 	for (t = 1; t <= TCA_FQ_MAX; t++) {
 		const struct rule *r = &rules[t];
 
 		if (!have[t])
 			continue;
-		if (r->s_check == C_CHANGE && !in(val[t], r->s_lo, r->s_hi))
+		if (r->check == C_CHANGE && !in(val[t], r->lo, r->hi))
 			continue;
 		if (t == TCA_FQ_BUCKETS_LOG && p->err)
 			continue;
-		store(k, p, t, val[t]);
+		store(p, t, val[t]);
 	}
 	if (p->err && p->napplied)
 		p->why = "value out of range, others applied";
@@ -674,11 +660,12 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 	return;
 
 rejected:
+	/* A parse error: nothing applied on either kernel. Our series passes
+	 * extack to the parser, which may set a message (not required).
+	 */
 	memcpy(p->v, base, sizeof(p->v));
 	memset(p->has_alt, 0, sizeof(p->has_alt));
 	p->napplied = 0;
-	if (k == K_PATCHED)
-		p->msg_required = true;
 }
 
 /* ---- netlink plumbing ---- */
@@ -942,8 +929,7 @@ static void sane(const struct fqstate *st)
 		bad("%d unknown attributes in the dump", st->unknown_opts);
 	if (!in(st->v[TCA_FQ_QUANTUM], 1, QMAX))
 		bad("quantum %u outside 1..2^20", st->v[TCA_FQ_QUANTUM]);
-	if (kernel == K_PATCHED ? !in(st->v[TCA_FQ_INITIAL_QUANTUM], 1, QMAX)
-				: st->v[TCA_FQ_INITIAL_QUANTUM] > INT_MAX)
+	if (st->v[TCA_FQ_INITIAL_QUANTUM] > INT_MAX)
 		bad("initial_quantum %u out of range", st->v[TCA_FQ_INITIAL_QUANTUM]);
 	if (!in(st->v[TCA_FQ_BUCKETS_LOG], 1, 18))
 		bad("buckets_log %u outside 1..18", st->v[TCA_FQ_BUCKETS_LOG]);
@@ -951,12 +937,12 @@ static void sane(const struct fqstate *st)
 		bad("rate_enable %u", st->v[TCA_FQ_RATE_ENABLE]);
 	/* Stock trims a lowered limit by dequeueing, which stops at the first
 	 * throttled flow: paced packets may stay above the new limit. Ours
-	 * drops down to the limit, but for one packet a parent may have peeked.
+	 * drops down to the limit, a packet a parent peeked included
+	 * (sch->gso_skb, as 6.1.192's qdisc_dequeue_internal()).
 	 */
 	if (!st->has_queue)
 		bad("no queue stats");
-	else if (kernel == K_PATCHED &&
-		 st->q.qlen > st->v[TCA_FQ_PLIMIT] + (parent != TC_H_ROOT))
+	else if (kernel == K_PATCHED && st->q.qlen > st->v[TCA_FQ_PLIMIT])
 		bad("qlen %u > limit %u", st->q.qlen, st->v[TCA_FQ_PLIMIT]);
 	if (!st->has_app || st->app_len != (int)sizeof(struct tc_fq_qd_stats))
 		bad("xstats %d bytes, want %zu", st->app_len, sizeof(struct tc_fq_qd_stats));
@@ -1241,10 +1227,10 @@ static void print_contract(void)
 					 pd[0] ? "," : "", rules[t].name, pp.v[t]);
 		}
 		printf("contract\tid=%s\tsyz=%d\tdesc=%s\tstock=%s\tstock_why=%s\tstock_keeps=%s\tstock_msg=%s"
-		       "\tpatched=%s\tpatched_why=%s\tpatched_keeps=%s\tdiffer=%d\n",
+		       "\tpatched=%s\tpatched_why=%s\tpatched_keeps=%s\tpatched_msg=%s\tdiffer=%d\n",
 		       cases[i].id, cases[i].syz, cases[i].desc, ename(ps.err), ps.why,
 		       sd[0] ? sd : "-", ps.msg_sub ? ps.msg_sub : ps.msg_forbidden ? "none" : "any",
-		       ename(pp.err), pp.why, pd[0] ? pd : "-",
+		       ename(pp.err), pp.why, pd[0] ? pd : "-", pp.msg_required ? "required" : "any",
 		       ps.err != pp.err || strcmp(sd, pd));
 	}
 }

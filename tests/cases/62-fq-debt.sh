@@ -1,0 +1,61 @@
+# shellcheck shell=bash
+# Credit of a flow that comes back after refill_delay (issue 17, finding
+# 4): 6.1 keeps the debt of a flow that went idle with negative credit (its
+# u32 max() never refills a negative credit), and so does our series again.
+# The measurement the issue asks for: one bulk TCP flow beside 20 periodic
+# bursty TCP senders behind htb with fq as the leaf, on both kernels. The
+# log records the bulk flow's share of the link and the bursts' completion
+# latency; the case asserts what must hold on either kernel: the bulk flow
+# gets the bandwidth the bursts leave (it is not starved), and every burst
+# arrives, each well within its period.
+# shellcheck source=tests/lib-fq.sh
+. "$T/lib-fq.sh"
+CASE_TIMEOUT=90
+
+LINK_MBIT=50
+# 20 x 64 KB every 400 ms = 26 Mbit/s, about half the link: the issue's
+# 50 ms period would need 210 Mbit/s, more than a TCG guest moves through
+# htb. 400 ms is ten times refill_delay (40 ms): every burst returns after
+# refill_delay, which is when the debt rule applies.
+BURSTS=20 BURST_BYTES=65536 PERIOD_MS=400
+
+t_bursty_beside_bulk() {
+	topo
+	sn tc qdisc add dev veth0 root handle 1: htb default 1
+	sn tc class add dev veth0 parent 1: classid 1:1 htb rate "${LINK_MBIT}mbit"
+	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq
+	iperf_srv 5201 "$R/data/debt-bulk-srv.json"
+	spid=$!
+	rn bursts -s -p 9300 -n "$BURSTS" -b "$BURST_BYTES" -t 20 >"$R/data/debt-bursts-rx.txt" &
+	bpid=$!
+	wait_listen rcv tcp 9300
+	sn iperf3 -c "$RCV_IP" -t 10 -J >"$R/data/debt-bulk-cli.json" &
+	cpid=$!
+	sleep 1
+	sn bursts -d "$RCV_IP" -p 9300 -n "$BURSTS" -b "$BURST_BYTES" -i "$PERIOD_MS" -t 8 \
+		>"$R/data/debt-bursts-tx.txt" || fail "bursts sender failed"
+	wait "$cpid" || fail "iperf3 client failed"
+	wait "$spid" || true
+	wait "$bpid" || fail "bursts receiver failed"
+	sn tc -s qdisc show dev veth0 >"$R/data/debt-tc.txt"
+	cat "$R/data/debt-bursts-tx.txt" "$R/data/debt-bursts-rx.txt" "$R/data/debt-tc.txt"
+	# the bulk flow's goodput from second 2 on (the bursts start at 1 s)
+	bulk=$(srv_rate "$R/data/debt-bulk-srv.json" 2)
+	tx=$(cat "$R/data/debt-bursts-tx.txt") rx=$(cat "$R/data/debt-bursts-rx.txt")
+	sent=$(kw <(echo "$tx") sent_bursts) got=$(kw <(echo "$rx") bursts)
+	bytes=$(kw <(echo "$rx") bytes)
+	p50=$(kw <(echo "$rx") p50_us) p90=$(kw <(echo "$rx") p90_us) p99=$(kw <(echo "$rx") p99_us)
+	share=$(awk -v b="$bulk" -v l="$LINK_MBIT" 'BEGIN { printf "%.3f", b / (l * 1e6) }')
+	offered=$(awk -v n="$BURSTS" -v s="$BURST_BYTES" -v p="$PERIOD_MS" 'BEGIN { printf "%.1f", n * s * 8 / (p / 1000) / 1e6 }')
+	say "debt-measure kernel=$FQP_KERNEL link=${LINK_MBIT}mbit bursty_offered=${offered}mbit" \
+		"bulk_bps=${bulk%.*} bulk_share=$share bursts=$got/$sent" \
+		"burst_completion_p50_us=$p50 p90_us=$p90 p99_us=$p99"
+	[ "$got" = "$sent" ] || fail "$got of $sent bursts arrived"
+	[ "$bytes" = $((sent * BURST_BYTES)) ] || fail "bursts: $bytes bytes received, $((sent * BURST_BYTES)) sent"
+	# The bursts take ~half the link: the bulk flow must get a good part
+	# of the rest (measured: see tests/README.md).
+	acmp "$share >= 0.30" || fail "bulk flow got $share of the link, want >= 0.30 (starved)"
+	# a burst is 10 ms of the link alone; even behind all others and the
+	# bulk flow it must finish well within its period
+	[ "$p90" -lt $((PERIOD_MS * 1000)) ] || fail "burst completion p90 ${p90} us >= the ${PERIOD_MS} ms period"
+}
