@@ -3,6 +3,9 @@
 # checkpatch --strict, and the tree builds after each patch in turn
 # (bisectable). Builds are incremental in the patched tree's own O= dir,
 # so the tree ends fully patched and the test kernel is already built.
+# Then the objects the series touches are cross-built on the fully patched
+# tree for arm64, i386, s390x and ppc64el (scripts/cross-build.sh), one
+# TAP line per arch. Logs: $FQP_CACHE/logs/check-series/.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -13,10 +16,11 @@ esac
 
 "$FQP_ROOT/scripts/prepare-tree.sh"
 mapfile -t patches < <(series_patches)
+mapfile -t cross_arches < <("$FQP_ROOT/scripts/cross-build.sh" --list | sed -n 's/^arch //p')
 logdir=$FQP_CACHE/logs/check-series
 mkdir -p "$logdir"
 echo "TAP version 13"
-echo "1..$((2 * ${#patches[@]}))"
+echo "1..$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
 n=0 pass=0 failn=0
 result() {
 	n=$((n + 1))
@@ -52,7 +56,33 @@ for p in "${patches[@]}"; do
 	result "$rc" "builds_after_${p%%.patch}"
 done
 # Fully pushed again: mark the tree current so nothing re-applies it.
+full=0
 [ "$(cd "$FQP_PATCHED" && quilt applied 2>/dev/null | wc -l)" != "${#patches[@]}" ] ||
-	echo "$want" >"$FQP_PATCHED/.fqp-series"
+	{ echo "$want" >"$FQP_PATCHED/.fqp-series"; full=1; }
+
+# cross_build ARCH: one TAP line; on failure the first compiler errors, the
+# error cross-build.sh gave and the log paths as TAP comments.
+cross_build() {
+	local a=$1 runlog summary rc=0
+	runlog=$logdir/cross-$a-run.log
+	if [ "$full" = 0 ]; then
+		echo "# the series did not apply fully (logs: $logdir/push-*.log): not cross-building"
+		result 1 "cross_build_$a"
+		return
+	fi
+	log "cross-building the series' objects for $a (log: $runlog)"
+	"$FQP_ROOT/scripts/cross-build.sh" --arch "$a" --src "$FQP_PATCHED" >"$runlog" 2>&1 || rc=1
+	if [ "$rc" = 0 ]; then
+		summary=$(sed -n "s/^cross-$a: //p" "$runlog")
+		grep -E ': warning:' "$logdir/cross-$a.log" 2>/dev/null | head -n 10 | sed 's/^/# /' || true
+		result 0 "cross_build_$a # $summary"
+	else
+		grep -E -m 5 ': (fatal )?error:' "$logdir/cross-$a.log" 2>/dev/null | sed 's/^/# /' || true
+		grep -E 'ERROR:|next:' "$runlog" | tail -n 4 | sed 's/^/# /'
+		echo "# logs: $runlog, $logdir/cross-$a.log"
+		result 1 "cross_build_$a"
+	fi
+}
+for a in "${cross_arches[@]}"; do cross_build "$a"; done
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]
