@@ -2,7 +2,8 @@
 # The README's test command: from a fresh machine to a verdict. Lints the
 # scripts, checks the series (checkpatch, each patch builds), boots the patched kernel and runs
 # the whole suite in the guest, then proves that the harness itself fails
-# loudly (a failing case, a panic).
+# loudly (a failing case, a panic) and that scripts/send-series.sh's dry run
+# works (no mail is sent).
 # Exit status: 0 only if everything passed.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -10,7 +11,7 @@
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [-- boot-and-test options]
-  --quick   skip the lint, the series review builds and the harness self-test
+  --quick   skip the lint, the series review builds and the host self-tests
 USAGE
 	exit 2
 }
@@ -53,6 +54,7 @@ fi
 step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"}
 if [ "$selftest" = 1 ]; then
 	step "$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config"
+	step "$FQP_ROOT/tests/host/send-series-selftest.sh"
 fi
 awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3} END {printf "total: %d passed, %d failed\n", p, f}' "$counts"
 [ "$rc" = 0 ] || die "the suite failed; see the run directories above" \
