@@ -229,6 +229,19 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && [ -f "$FQP_PATCHED/.fqp-series"
 fi
 splat=$(grep -E "$SPLAT_RE" "$rundir/console.log" | head -n 10 || true)
 if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_no_splat; fi
+# KUnit suites built into the kernel ran at boot and printed KTAP on the
+# console: each top-level suite result is one case here.
+if grep -qx 'CONFIG_KUNIT=y' "$rundir/kernel.config" 2>/dev/null; then
+	kunit=$(sed -E 's/^\[[ 0-9.]+\] //' "$rundir/console.log" | grep -E '^(not )?ok [0-9]+ [a-z0-9_]+' || true)
+	if [ -z "$kunit" ]; then
+		host_case 1 "kunit # CONFIG_KUNIT=y but no suite result on the console"
+	fi
+	while read -r res; do
+		[ -n "$res" ] || continue
+		name=$(awk '{print $NF}' <<<"${res%% #*}")
+		case $res in not*) host_case 1 "kunit_$name" ;; *) host_case 0 "kunit_$name" ;; esac
+	done <<<"$kunit"
+fi
 
 pass=0 failn=0 skipn=0 i=0
 {
