@@ -44,5 +44,5 @@ for i, r in enumerate(rows, 1):
     name = "`%s`%s" % (r["id"], " (syzkaller)" if r["syz"] == "1" else "")
     print("| %d | %s: %s | %s | %s |" % (i, name, r["desc"], s, p))
 print()
-print("%d messages, %d answered differently by stock and our series." %
+print("%d messages, %d where stock and our series differ." %
       (len(rows), sum(r["differ"] == "1" for r in rows)))
