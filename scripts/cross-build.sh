@@ -23,7 +23,7 @@ usage() {
 usage: $0 [--arch LIST] [--src DIR] [--list]
   --arch  comma-separated, from: ${ARCHES[*]} (default: all)
   --src   tree to build (default: the patched tree, prepared if needed)
-  --list  print the architectures and the objects, one per line, and exit
+  --list  print the architectures, one per line ("arch NAME"), and exit
 logs: \$FQP_CACHE/logs/check-series/cross-<arch>.log; build dirs: \$FQP_CACHE/build/cross-<arch>
 USAGE
 	exit 2
@@ -42,20 +42,8 @@ done
 sel=$(select_names architecture "$arch_list" "${ARCHES[@]}") || usage
 mapfile -t arches <<<"$sel"
 
-# The objects: the fixed list and the .c files the series' patches touch.
-series_objs() {
-	local p
-	{
-		printf '%s\n' "${BASE_OBJS[@]}"
-		series_patches | while read -r p; do
-			sed -nE 's|^\+\+\+ b/(.*)\.c$|\1.o|p' "$FQP_ROOT/patches/$p"
-		done
-	} | sort -u
-}
-mapfile -t objs < <(series_objs)
 if [ "$list" = 1 ]; then
 	printf 'arch %s\n' "${arches[@]}"
-	printf 'object %s\n' "${objs[@]}"
 	exit 0
 fi
 
@@ -68,6 +56,19 @@ if [ -z "$src" ]; then
 	src=$FQP_PATCHED
 fi
 [ -f "$src/Makefile" ] || die "no kernel tree at $src" "pass --src DIR or run scripts/prepare-tree.sh"
+
+# The objects: the fixed list, and each .c file the series touches that its
+# directory's Makefile builds as an object (not one #included by another).
+series_objs() {
+	local p f
+	printf '%s\n' "${BASE_OBJS[@]}"
+	series_patches | while read -r p; do
+		sed -nE 's|^\+\+\+ b/(.*)\.c$|\1|p' "$FQP_ROOT/patches/$p"
+	done | while read -r f; do
+		! grep -qw "${f##*/}\.o" "$src/$(dirname "$f")/Makefile" 2>/dev/null || echo "$f.o"
+	done
+}
+mapfile -t objs < <(series_objs | sort -u)
 logdir=$FQP_CACHE/logs/check-series
 mkdir -p "$logdir"
 export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}
@@ -98,7 +99,7 @@ build_arch() {
 		echo "$cfghash" >"$out/.fqp-config"
 	fi
 	t0=$(date +%s)
-	run_logged "$logdir/cross-$a.log" "cross-building ${#objs[@]} objects for $a" "${mk[@]}" "${objs[@]}"
+	run_logged "$logdir/cross-$a.log" "cross-building ${objs[*]} for $a" "${mk[@]}" "${objs[@]}"
 	nwarn=$(grep -c ': warning:' "$logdir/cross-$a.log" || true)
 	[ "$nwarn" = 0 ] || {
 		warn "$a: $nwarn compiler warnings:"
