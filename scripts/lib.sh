@@ -311,14 +311,14 @@ ident_problem() {
 }
 
 # require_sender WHAT [--strict]: print the sender's identity. Dies when none
-# is configured; with --strict also when ident_problem objects (a warning
-# otherwise). WHAT says what needs it.
+# is configured or it is the placeholder; with --strict also when
+# ident_problem objects otherwise (a warning without). WHAT says what needs it.
 require_sender() {
 	local what=$1 id why
 	id=$(sender_ident)
 	why=$(ident_problem "$id")
 	if [ -n "$why" ]; then
-		if [ -z "$id" ] || [ "${2:-}" = --strict ]; then
+		if [ -z "$id" ] || [[ $why == *placeholder* ]] || [ "${2:-}" = --strict ]; then
 			die "$what needs the sender's identity, and $why" \
 				"git config --global user.name 'Your Name'; git config --global user.email you@your.domain (or set GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), then re-run"
 		fi
