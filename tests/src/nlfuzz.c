@@ -35,6 +35,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <stddef.h>
 #include <net/if.h>
 #include <sys/time.h>
 #include <stdarg.h>
@@ -51,6 +52,9 @@
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+
+/* sizeof(struct tc_fq_qd_stats) in 6.1: up to and with horizon_caps. */
+#define XSTATS_61 ((int)(offsetof(struct tc_fq_qd_stats, horizon_caps) + sizeof(__u64)))
 
 /* Parent vs fq qlen, read by two requests under load: see limit_step(). */
 #define QLEN_SLACK 32
@@ -944,8 +948,13 @@ static void sane(const struct fqstate *st)
 		bad("no queue stats");
 	else if (kernel == K_PATCHED && st->q.qlen > st->v[TCA_FQ_PLIMIT])
 		bad("qlen %u > limit %u", st->q.qlen, st->v[TCA_FQ_PLIMIT]);
-	if (!st->has_app || st->app_len != (int)sizeof(struct tc_fq_qd_stats))
-		bad("xstats %d bytes, want %zu", st->app_len, sizeof(struct tc_fq_qd_stats));
+	/* 6.1's struct on stock; ours appends (fastpath_packets, ...) after
+	 * it, keeping the 6.1 prefix that bookworm's tc reads.
+	 */
+	if (!st->has_app || st->app_len < XSTATS_61 ||
+	    (kernel == K_STOCK && st->app_len != XSTATS_61) || st->app_len % 4)
+		bad("xstats %d bytes, want %s%d", st->app_len, kernel == K_STOCK ? "" : ">= ",
+		    XSTATS_61);
 	else if (st->xs.inactive_flows > st->xs.flows || st->xs.throttled_flows > st->xs.flows)
 		bad("flows %u < inactive %u or throttled %u", st->xs.flows,
 		    st->xs.inactive_flows, st->xs.throttled_flows);
