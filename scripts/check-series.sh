@@ -34,9 +34,9 @@ result() {
 }
 
 for p in "${patches[@]}"; do
-	r=$(cd "$FQP_PATCHED" && perl scripts/checkpatch.pl --strict -q "$FQP_ROOT/patches/$p" 2>&1 || true)
+	r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 	printf '%s\n' "$r" >"$logdir/checkpatch-${p%%-*}.log"
-	if grep -qE '^(ERROR|WARNING|CHECK):' <<<"$r"; then
+	if [ -n "$r" ]; then
 		sed 's/^/# /' <<<"$r" | head -n 20
 		result 1 "checkpatch_strict_${p%%-*}"
 	else

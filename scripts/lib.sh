@@ -278,6 +278,19 @@ clock_accel() {
 # clock_qemu_args CLOCK: QEMU's extra arguments for that clock, one a line.
 clock_qemu_args() { [ "$1" != exact ] || printf '%s\n' -icount "$EXACT_ICOUNT"; }
 
+# checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about
+# PATCH (nothing when clean), run in kernel TREE. Debian's python3 runs its
+# SPDX check (python3-ply, python3-git), not another python3 earlier in
+# PATH; a traceback there counts as a complaint. One false positive is
+# dropped: the in-body "From: author" line git writes for a commit by
+# someone other than the sender is no long description line.
+checkpatch_strict() {
+	ensure_packages perl python3-ply python3-git
+	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q "$2" 2>&1 || true) |
+		awk -v RS= '/^WARNING: Possible unwrapped commit description/ && /\n#[0-9]+: *\nFrom: / {next}
+			/(^|\n)(ERROR|WARNING|CHECK):/ || /Traceback/ {print; print ""}'
+}
+
 # --- The sender's identity (From and Signed-off-by of every mail) ---------
 # Never invented: it is git's own, user.name/user.email from the global or
 # system config, or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL in the environment. A

@@ -38,9 +38,8 @@ done
 # dies without it), Email::Valid, and SMTP auth and TLS (Authen::SASL,
 # IO::Socket::SSL). perl itself satisfies "perl | libnet-smtp-ssl-perl":
 # its Net::SMTP does SSL.
-# python3-ply: checkpatch's SPDX check (scripts/spdxcheck.py) on new files.
 ensure_packages git git-email perl libmailtools-perl libemail-valid-perl \
-	libauthen-sasl-perl libio-socket-ssl-perl python3-ply
+	libauthen-sasl-perl libio-socket-ssl-perl
 if [ "$send" = 1 ]; then
 	ident=$(require_sender "--send" --strict)
 else
@@ -64,18 +63,9 @@ for p in "${mails[@]}"; do [[ $p == *-0000-cover-letter.patch ]] || patches+=("$
 [ ${#patches[@]} -gt 0 ] || die "no patch mails in $out" "commit the series in $FQP_AUTHOR (refresh-patches.sh --init)"
 log "formatted ${#mails[@]} mails in $out"
 
-# checkpatch_mail MAIL: checkpatch --strict's complaints about MAIL, but for
-# one false positive: the in-body "From: author" line git writes for a
-# commit by someone other than the sender is no commit description, however
-# long the author's name and address.
-checkpatch_mail() {
-	(cd "$FQP_AUTHOR" && perl scripts/checkpatch.pl --strict -q "$1" 2>&1 || true) |
-		awk -v RS= '/^WARNING: Possible unwrapped commit description/ && /\n#[0-9]+: *\nFrom: / {next}
-			/(^|\n)(ERROR|WARNING|CHECK):/ {print; print ""}'
-}
 bad=0
 for p in "${patches[@]}"; do
-	r=$(checkpatch_mail "$p")
+	r=$(checkpatch_strict "$FQP_AUTHOR" "$p")
 	if [ -n "$r" ]; then
 		printf '%s\n' "$r" >&2
 		warn "checkpatch --strict complains about $(basename "$p")"
