@@ -117,7 +117,8 @@ t_highprio_edt_order() {
 	quiet_link
 	sn tc qdisc add dev veth0 root handle 1: tbf rate 100kbit burst 2000 limit 100000
 	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq
-	ip netns exec snd tcpdump -i veth0 -nn -U -w "$pcap" "udp and dst host $RCV_IP" 2>"$pcap.err" &
+	ip netns exec snd tcpdump -i veth0 -nn --immediate-mode -U -w "$pcap" \
+		"udp and dst host $RCV_IP" 2>"$pcap.err" &
 	cap=$!
 	for _ in $(seq 100); do
 		grep -q 'listening on' "$pcap.err" && break
@@ -132,6 +133,7 @@ t_highprio_edt_order() {
 	say "$out"
 	wait "$rpid"
 	a=$(fqs snd veth0 10:)
+	sleep 1 # let tcpdump write what it holds
 	kill -TERM "$cap" 2>/dev/null || true
 	wait "$cap" 2>/dev/null || true
 	cat "$R/data/txtime-hp-rx.txt"
@@ -147,7 +149,7 @@ t_highprio_edt_order() {
 		[ $((t)) -gt "$prev" ] || inorder=no
 		prev=$((t))
 	done
-	[ "$n" = 10 ] || fail "capture shows $n of the 10 priority-7 datagrams"
+	[ "$n" = 10 ] || fail "capture shows $n of the 10 priority-7 datagrams ($(tr '\n' ' ' <"$pcap.err"))"
 	[ "$inorder" = yes ] || fail "priority-7 datagrams left out of txtime order: $seen"
 	hp=$(fqsd "$b" "$a" highprio_packets)
 	[ "$hp" = 10 ] || fail "highprio_packets grew by $hp, 10 sent with priority 7"
