@@ -104,9 +104,10 @@ t_far_cap() {
 	far_verdict "$b" "$a"
 }
 
-# fq under tbf 100kbit burst 2000: two 1400-byte lead datagrams (priority
+# fq under tbf 50kbit burst 1600: two 1400-byte lead datagrams (priority
 # 0) go first, the first leaves and empties the bucket, the second waits
-# (~70 ms) peeked by tbf. Meanwhile 10 datagrams with SO_PRIORITY 7 (root in
+# (~200 ms: a TCG sender may pause 20 ms between two datagrams) peeked by
+# tbf. Meanwhile 10 datagrams with SO_PRIORITY 7 (root in
 # snd: CAP_NET_ADMIN) and txtimes decreasing from now+1.9 s to now+1.0 s
 # join fq's high-priority queue. They must leave in increasing txtime order
 # (sender-side capture order), all before their txtime (not held), and be
@@ -115,7 +116,7 @@ t_highprio_edt_order() {
 	local pcap=$R/data/txtime-hp.pcap times=() i
 	topo
 	quiet_link
-	sn tc qdisc add dev veth0 root handle 1: tbf rate 100kbit burst 2000 limit 100000
+	sn tc qdisc add dev veth0 root handle 1: tbf rate 50kbit burst 1600 limit 100000
 	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq
 	ip netns exec snd tcpdump -i veth0 -nn --immediate-mode -U -w "$pcap" \
 		"udp and dst host $RCV_IP" 2>"$pcap.err" &
