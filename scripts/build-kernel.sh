@@ -54,11 +54,14 @@ export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
 ccache -M 5G >/dev/null
 mk=(make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
 
-# Patch 3's unit tests run wherever the tree has them (not stock, not the
-# check-series steps before patch 3); the benchmark kernels stay identical
-# but for the series.
-if [ "$config" != bench ] && grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig"; then
+# KUnit in every test and debug kernel; patch 3's unit tests wherever the
+# tree has them (not stock, not the check-series steps before patch 3). The
+# benchmark kernels stay identical but for the series.
+if [ "$config" != bench ]; then
 	frags+=(kunit)
+	if grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig"; then
+		frags+=(kunit-fq)
+	fi
 fi
 fragfiles=()
 for f in "${frags[@]}"; do fragfiles+=("$FQP_ROOT/config-fragments/$f.config"); done
