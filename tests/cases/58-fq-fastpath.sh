@@ -144,8 +144,7 @@ t_no_reorder_mixed() {
 	p1=$!
 	sn taskset -c 0 iperf3 -c "$RCV_IP" -p 5202 -t 4 -b 30M -J >"$R/data/fastpath-unpaced.json" &
 	p2=$!
-	udp_send -t 4 -r 1m -l 200 >/dev/null &
-	# (udpflows: UDP cannot be reordered into a retransmission)
+	sn taskset -c 0 udpflows -d "$RCV_IP" -p 9000 -C -t 4 -r 1m -l 200 >/dev/null &
 	p3=$!
 	sn taskset -c 0 ping -q -c 40 -i 0.1 "$RCV_IP" >"$R/data/fastpath-ping.txt" || true
 	wait "$p1" || fail "paced iperf3 failed"
