@@ -82,8 +82,9 @@ t_pktgen() {
 # instructions (timer_list idle accounting) per packet tbf passed.
 bl_point() {
 	local n0 n1 b0 b1 rate
-	# Bits per second that pass EX_BL_PCT % of 1e9/delay packets/s.
-	rate=$(awk -v s="$S" -v d="$EX_BL_DELAY" -v p="$EX_BL_PCT" 'BEGIN { printf "%d", s * 8 * 1e9 / d * p / 100 }')
+	# Bits per second that pass EX_BL_PCT % of 1e9/delay packets/s (tbf
+	# counts skb->len: pktgen's pkt_size less the 4 bytes of FCS).
+	rate=$(awk -v s="$((S - 4))" -v d="$EX_BL_DELAY" -v p="$EX_BL_PCT" 'BEGIN { printf "%d", s * 8 * 1e9 / d * p / 100 }')
 	pg_setup handle 1: tbf rate "${rate}bit" burst 3000 limit 10000000
 	tc qdisc replace dev "$PG_DEV" parent 1:1 "$@"
 	pg_config "$F" "$S" 0
