@@ -229,12 +229,14 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && [ -f "$FQP_PATCHED/.fqp-series"
 fi
 splat=$(grep -E "$SPLAT_RE" "$rundir/console.log" | head -n 10 || true)
 if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_no_splat; fi
-# KUnit suites built into the kernel ran at boot and printed KTAP on the
-# console: each top-level suite result is one case here.
+# KUnit suites built into the kernel ran at boot and logged KTAP at
+# KERN_INFO (below the console's loglevel): read it from the boot dmesg the
+# guest saved. Each top-level suite result is one case here.
 if grep -qx 'CONFIG_KUNIT=y' "$rundir/kernel.config" 2>/dev/null; then
-	kunit=$(sed -E 's/^\[[ 0-9.]+\] //' "$rundir/console.log" | grep -E '^(not )?ok [0-9]+ [a-z0-9_]+' || true)
+	kunit=$(cat "$rundir/results/dmesg-boot.txt" "$rundir/console.log" 2>/dev/null |
+		sed -E 's/^\[[ 0-9.]+\] //' | grep -E '^(not )?ok [0-9]+ [a-z0-9_]+' | sort -u || true)
 	if [ -z "$kunit" ] && grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config"; then
-		host_case 1 "kunit # KUnit tests are built in, but no suite result is on the console"
+		host_case 1 "kunit # KUnit tests are built in, but no suite result in the boot log"
 	fi
 	while read -r res; do
 		[ -n "$res" ] || continue
