@@ -22,6 +22,6 @@ t_rr_response_spread() {
 	# burst is reported only: fq's late timers make it catch up in bursts
 	# (49-124 KB against pfifo's 117-200 KB).
 	[ "$burst_pfifo" -ge 100000 ] || fail "pfifo burst only $burst_pfifo B: the setup did not produce the unpaced burst"
-	[ "$gap_fq" -ge 400 ] && [ "$gap_fq" -ge $((gap_pfifo * 3)) ] ||
+	[ "$gap_fq" -ge 400 ] && [ "$gap_fq" -ge $((gap_pfifo * 2)) ] ||
 		fail "fq did not space the response: median gap $gap_fq us vs $gap_pfifo us with pfifo"
 }
