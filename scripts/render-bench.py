@@ -344,6 +344,7 @@ def render_exact(rundir, meta, vals, order):
         for r in prof:
             md.append("| %s | %s | %s |" % (r["variant"], num(med(r, "stock"), 0), num(med(r, "patched"), 0)))
         md.append("")
+    md.extend(exact_targets(get, med))
     bad = [r for r in rows if r["headline"] and r["flagged"]]
     other_bad = [r for r in rows if not r["headline"] and r["flagged"]]
     if bad:
@@ -361,6 +362,72 @@ def render_exact(rundir, meta, vals, order):
     sys.stdout.write(text)
     plots_exact(rundir, rows)
     return 3 if bad else 0
+
+
+def exact_targets(get, med):
+    """The issue-16 target table: one line per target point, ratio and verdict."""
+    lines = []
+
+    def nflows(v):
+        return int(v.split("-flows")[0])
+
+    def ratio(key, metric):
+        r = get.get(key + (metric,))
+        a, b = med(r, "stock"), med(r, "patched")
+        return (a, b, b / a if a and b is not None and a > 0 else None)
+
+    def add(what, limit, a, b, q, unit, note=""):
+        if q is None:
+            verdict = "not measured"
+        else:
+            verdict = "met" if q <= limit else "**missed**"
+        lines.append("| %s | <= %.2fx | %s | %s | %s | %s%s |" % (
+            what, limit, fmt(a) if a is not None else "-", fmt(b) if b is not None else "-",
+            "%.3f" % q if q is not None else "-", verdict, (" (%s)" % note) if note else ""))
+
+    keys = sorted({k[:2] for k in get})
+    for wl, var in [k for k in keys if k[0] == "pktgen"]:
+        f = nflows(var)
+        a, b, q = ratio((wl, var), "fq_cost")
+        add("fq cost over pfifo, pktgen %s (idle qdisc)" % var, 0.5, a, b, q, "insn/pkt",
+            "" if f <= 64 else "fast path applies: every packet meets an empty qdisc")
+    for wl, var in [k for k in keys if k[0] == "backlog"]:
+        a, b, q = ratio((wl, var), "fq_cost")
+        add("fq cost with a standing backlog, %s" % var, 1.0, a, b, q, "insn/pkt")
+    paced = sorted([k for k in keys if k[0] == "paced"], key=lambda k: nflows(k[1]))
+    if paced:
+        a, b, q = ratio(paced[-1], "fq_insn_per_pkt")
+        add("paced flows, fq's own insn/pkt (profile) at %s" % paced[-1][1], 0.8, a, b, q, "insn/pkt")
+    if len(paced) > 1:
+        lo, hi = get.get(paced[0] + ("fq_insn_per_pkt",)), get.get(paced[-1] + ("fq_insn_per_pkt",))
+        gs = med(hi, "stock") / med(lo, "stock") if med(lo, "stock") and med(hi, "stock") else None
+        gp = med(hi, "patched") / med(lo, "patched") if med(lo, "patched") and med(hi, "patched") else None
+        verdict = "-" if gp is None else ("met" if gp <= 1.15 else "**missed**")
+        lines.append("| paced fq cost growth %s -> %s (series alone; stock's for reference) | <= 1.15x | %s | %s | - | %s |" % (
+            paced[0][1], paced[-1][1], "%.3f" % gs if gs else "-", "%.3f" % gp if gp else "-", verdict))
+        for k in paced:
+            a, b, q = ratio(k, "late_p99")
+            add("departure lateness p99, paced %s" % k[1], 1.0, a, b, q, "ns")
+    for wl, var in [k for k in keys if k[0] == "memory"]:
+        a, b, q = ratio((wl, var), "object_size")
+        ba, bb, bq = ratio((wl, var), "bytes_per_flow")
+        add("bytes per flow (fq_flow object), %s" % var, 0.75, a, b, q, "B",
+            "with slab page packing: %s vs %s B, %s" % (fmt(ba), fmt(bb), "%.3f" % bq if bq else "-"))
+    mem = sorted([k for k in keys if k[0] == "memory"], key=lambda k: nflows(k[1]))
+    if mem:
+        a, b, q = ratio(mem[-1], "slab_bytes")
+        fa, fb, _ = ratio(mem[-1], "flows")
+        add("peak fq_flow memory, %s" % mem[-1][1], 0.5, a, b, q, "B",
+            "flows held: stock %s, series %s" % (fmt(fa) if fa is not None else "-",
+                                                  fmt(fb) if fb is not None else "-"))
+    for wl, var in [k for k in keys if k[0] == "tcp"]:
+        a, b, q = ratio((wl, var), "insn_per_MB")
+        add("TCP bulk %s, insn/MB" % var, 1.0, a, b, q, "insn/MB")
+    if not lines:
+        return []
+    return ["Targets (issue 16), series/stock in this run:", "",
+            "| target point | target | stock | series | series/stock | verdict |",
+            "|---|---|---|---|---|---|"] + lines + [""]
 
 
 def plots_exact(rundir, rows):

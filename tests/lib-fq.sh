@@ -186,3 +186,32 @@ unpriv_bin() {
 	install -m 0755 "$BIN/$1" "/tmp/fqp-unpriv-$1"
 	echo "/tmp/fqp-unpriv-$1"
 }
+
+# fq_fill_wait NS DEV HANDLE MIN: poll (every 0.1 s, for up to 6 s) until
+# the fq HANDLE on DEV holds at least MIN packets; 1 if it never does.
+fq_fill_wait() {
+	for _ in $(seq 60); do
+		[ "$(fqx "$1" "$2" qlen "$3")" -lt "$4" ] || return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+# levels SNAPSHOT PARENT LEAF: "PARENT qlen/backlog, LEAF qlen/backlog" of
+# one tc snapshot; PARENT and LEAF are qv's KIND[/HANDLE].
+levels() {
+	echo "${2%/*} qlen $(qv "$1" "$2" qlen) backlog $(qv "$1" "$2" backlog)," \
+		"${3%/*} qlen $(qv "$1" "$3" qlen) backlog $(qv "$1" "$3" backlog)"
+}
+
+# levels_empty SNAPSHOT PARENT LEAF WHEN: fail unless qlen and backlog are 0
+# at both levels.
+levels_empty() {
+	local k v
+	for k in "$2" "$3"; do
+		for v in qlen backlog; do
+			[ "$(qv "$1" "$k" "$v")" = 0 ] ||
+				fail "$4: ${k%/*} $v $(qv "$1" "$k" "$v") ($(levels "$1" "$2" "$3"))"
+		done
+	done
+}

@@ -53,15 +53,23 @@ topo() {
 rcv_delay() { rn tc qdisc replace dev veth1 root netem delay "$1"; }
 
 # Kill every process a case may have left behind: any user process other
-# than init and the runner itself is a leftover (backgrounded tools,
-# `sn cmd &` subshells). Called by run.sh after every case.
+# than init, the caller and the caller's ancestors is a leftover
+# (backgrounded tools, `sn cmd &` subshells). Called by run.sh after every
+# case; a case calling it must not kill its own runner (timeout, run.sh).
 cleanup_procs() {
-	local p cmd comm
+	local p cmd comm ppid keep=" 1 "
 	# Builtins only: a fork per process costs ~0.1 s in a KASAN guest
 	# under TCG, and there are a hundred kernel threads to skip.
+	p=$$
+	while [ "$p" -gt 1 ] 2>/dev/null && [[ $keep != *" $p "* ]]; do
+		keep+="$p "
+		# /proc/PID/stat: "pid (comm) state ppid ..."; our comms have no blank.
+		read -r _ _ _ ppid _ 2>/dev/null <"/proc/$p/stat" || break
+		p=$ppid
+	done
 	for p in /proc/[0-9]*; do
 		p=${p#/proc/}
-		[ "$p" != 1 ] && [ "$p" != "$$" ] || continue
+		[[ $keep != *" $p "* ]] || continue
 		# Kernel threads have no command line.
 		cmd=''
 		{ IFS= read -r -d '' cmd <"/proc/$p/cmdline"; } 2>/dev/null || true

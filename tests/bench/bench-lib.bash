@@ -44,9 +44,9 @@ EX_BL_DELAY=200000
 EX_BL_PCT=90
 EX_BL_WARMUP=2
 EX_BL_SECS=2
-# 100k sockets do not fit: at 61k the 2 GiB guest ran out of memory
-# (socket buffers), so the largest point is 40k.
-EX_PACED_FLOWS="1000 10000 40000"
+EX_BL_WINDOWS=3
+# 100k sockets take two source addresses (60000 ports each).
+EX_PACED_FLOWS="1000 10000 100000"
 EX_PACED_PPS=10000
 EX_PACED_GAPS=3
 EX_PACED_WARMUP=3
@@ -54,6 +54,10 @@ EX_TCP_BYTES=100M
 EX_TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
 EX_PROF_FLOWS="1 10000"
 EX_PROF_PERIOD=20000
+# Paced points profiled (after their measured windows) and for how long:
+# the profile gives fq's own instructions per packet, the paced target.
+EX_PROF_PACED="1000 10000 100000"
+EX_PROF_PACED_SECS=4
 # shellcheck source=/dev/null
 [ ! -f "$BDIR/bench.env" ] || . "$BDIR/bench.env"
 

@@ -249,7 +249,9 @@ t_limit_lowered_full() {
 	q1=$(qv "$j" fq qlen) hq=$(qv "$j" htb qlen) b1=$(qv "$j" fq backlog) hb=$(qv "$j" htb backlog)
 	say "$out; fq qlen $q0 -> limit 100 -> fq qlen $q1 backlog $b1, htb qlen $hq backlog $hb"
 	sn tc -s qdisc show dev veth0
-	[ "$q0" -ge 1500 ] || fail "fq did not fill (qlen $q0)"
+	# Well above the new limit is enough: a debug kernel sends the 2000
+	# slowly enough for htb to pass ~700 of them meanwhile.
+	[ "$q0" -ge 1000 ] || fail "fq did not fill (qlen $q0)"
 	[ "$q1" -le 100 ] || fail "qlen $q1 above the new limit 100"
 	[ "$hq" = "$q1" ] && [ "$hb" = "$b1" ] ||
 		fail "htb qlen/backlog $hq/$hb disagree with fq's $q1/$b1 (backlog not reduced up the tree)"

@@ -52,9 +52,12 @@ far_verdict() {
 	fail "${FAR_BAD[*]}"
 }
 
-# far_recv COUNT WAIT_MS: a receiver for the far datagrams in rcv.
+# far_recv COUNT WAIT_MS: a receiver for the far datagrams in rcv. WAIT_MS
+# (no datagram for that long: done) counts from its start, before the
+# sender has even started: scaled like the case timeouts (a debug kernel
+# under TCG takes seconds to start the unprivileged sender).
 far_recv() {
-	rn txtime -R -p "$FAR_PORT" -n 9 -c "$1" -w "$2" >"$R/data/txtime-rx.txt" &
+	rn txtime -R -p "$FAR_PORT" -n 9 -c "$1" -w "$(($2 * ${FQP_TIMEOUT_SCALE:-1}))" >"$R/data/txtime-rx.txt" &
 	RX_PID=$!
 	wait_listen rcv udp "$FAR_PORT"
 }
@@ -159,4 +162,34 @@ t_highprio_edt_order() {
 	[ "$rx" = 12 ] || fail "received $rx of 12 datagrams"
 	# every priority-7 one arrived before its txtime: none was held for it
 	[ "$early" = 10 ] || fail "only $early of the 10 priority-7 datagrams arrived before their txtime"
+}
+
+# Any txtime from an unprivileged user namespace (issue 15): 20 s ahead
+# (beyond the default 10 s horizon), 2^63 and ~0 are horizon drops; 0 and
+# one second in the past leave at once. 50 of each, the far ones first, into
+# an fq of limit 120: were the 150 far ones queued, they would fill it and
+# the 100 that may leave would be dropped, so all 100 arriving proves that
+# the far ones cannot fill the qdisc.
+t_any_txtime_cannot_fill() {
+	local out b a
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root fq limit 120
+	rn txtime -R -p "$FAR_PORT" -n 1 -c 100 -w "$((4000 * ${FQP_TIMEOUT_SCALE:-1}))" >"$R/data/txtime-any-rx.txt" &
+	RX_PID=$!
+	wait_listen rcv udp "$FAR_PORT"
+	b=$(fqs snd veth0)
+	out=$(unpriv snd "$(unpriv_bin txtime)" -u -s -d "$RCV_IP" -p "$FAR_PORT" -r 50 -- \
+		+20000000 0x8000000000000000 0xffffffffffffffff 0 -1000000) ||
+		fail "txtime sender failed: $(tail -n 3 <<<"$out")"
+	grep -x 'prio7=EPERM' <<<"$out" || fail "the sender is privileged in snd (SO_PRIORITY 7 not refused)"
+	grep -E '^sent=' <<<"$out"
+	wait "$RX_PID"
+	a=$(fqs snd veth0)
+	grep -E '^rx=' "$R/data/txtime-any-rx.txt"
+	want received "$(kw "$R/data/txtime-any-rx.txt" rx)" 100
+	want "sent (delta)" "$(fqsd "$b" "$a" packets)" 100
+	want "horizon_drops (delta)" "$(fqsd "$b" "$a" horizon_drops)" 150
+	want "drops (delta)" "$(fqsd "$b" "$a" drops)" 150
+	far_verdict "$b" "$a"
 }

@@ -8,22 +8,6 @@
 . "$T/lib-fq.sh"
 CASE_TIMEOUT=60
 
-# levels SNAPSHOT: "tbf qlen/backlog, fq qlen/backlog" of one tc snapshot.
-levels() {
-	echo "tbf qlen $(qv "$1" tbf qlen) backlog $(qv "$1" tbf backlog)," \
-		"fq qlen $(qv "$1" fq qlen) backlog $(qv "$1" fq backlog)"
-}
-
-# both_empty SNAPSHOT WHEN: fail unless qlen and backlog are 0 at both levels.
-both_empty() {
-	local k v
-	for k in tbf/1: fq/10:; do
-		for v in qlen backlog; do
-			[ "$(qv "$1" "$k" "$v")" = 0 ] || fail "$2: ${k%/*} $v $(qv "$1" "$k" "$v") ($(levels "$1"))"
-		done
-	done
-}
-
 # fq (limit 2000) under tbf 1mbit, filled by 64 UDP flows at 20 Mbit/s (one
 # unconnected socket: a qdisc drop is not reported to it, so what udpflows
 # counts as sent is what tbf was offered). Then `limit 0`: at once and after
@@ -38,22 +22,19 @@ t_limit0_with_peeked_packet() {
 	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq limit 2000 flow_limit 1000
 	sn udpflows -d "$RCV_IP" -p 9000 -n 64 -r 20m -t 8 -l 1000 >"$R/data/peeked-tx.txt" &
 	upid=$!
-	for _ in $(seq 60); do
-		[ "$(fqx snd veth0 qlen 10:)" -ge 1800 ] && break
-		sleep 0.1
-	done
+	fq_fill_wait snd veth0 10: 1800 || true
 	s=$(snap snd veth0)
-	say "full: $(levels "$s")"
-	[ "$(qv "$s" fq qlen)" -ge 1800 ] || fail "fq never filled: $(levels "$s")"
+	say "full: $(levels "$s" tbf/1: fq/10:)"
+	[ "$(qv "$s" fq qlen)" -ge 1800 ] || fail "fq never filled: $(levels "$s" tbf/1: fq/10:)"
 	sn tc qdisc change dev veth0 parent 1:1 handle 10: fq limit 0
 	s=$(snap snd veth0)
-	say "after limit 0: $(levels "$s")"
-	both_empty "$s" "right after limit 0"
+	say "after limit 0: $(levels "$s" tbf/1: fq/10:)"
+	levels_empty "$s" tbf/1: fq/10: "right after limit 0"
 	wait "$upid" || fail "udpflows failed"
 	sleep 0.5
 	s=$(snap snd veth0)
-	say "after the flood: $(levels "$s")"
-	both_empty "$s" "after the flood"
+	say "after the flood: $(levels "$s" tbf/1: fq/10:)"
+	levels_empty "$s" tbf/1: fq/10: "after the flood"
 	offered=$(kw "$R/data/peeked-tx.txt" sent)
 	tp=$(qv "$s" tbf packets) td=$(qv "$s" tbf drops)
 	fp=$(qv "$s" fq packets) fd=$(qv "$s" fq drops)

@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdint.h>
 #include <sys/socket.h>
+#include <time.h>
 
 /* Fill *ss for ADDR (IPv4 or IPv6 literal) and PORT; returns its length.
  * A bad address is a usage error: exit 2.
@@ -49,6 +51,24 @@ static inline double parse_rate(const char *s)
 	default: return -1;
 	}
 	return end == s ? -1 : v;
+}
+
+/* CLOCK_MONOTONIC in ns: shared by every network namespace, so a sender's
+ * stamp and a receiver's reading compare directly.
+ */
+static inline uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* A failed system call: its errno, and exit 1 (2 is for usage errors). */
+static inline void die(const char *what)
+{
+	perror(what);
+	exit(1);
 }
 
 #endif

@@ -3,7 +3,8 @@
  * pacedflows: many slow UDP flows paced by the qdisc, and how late they leave.
  *
  *   pacedflows -d ADDR [-s SRC] [-p PORT] [-n FLOWS] [-r RATE] [-l LEN] [-t SECS]
- *   pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP] [-q FILE]
+ *   pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP] [-x EXTRA]
+ *              [-q FILE]
  *
  * Send mode opens FLOWS connected UDP sockets to ADDR:PORT, each with
  * SO_MAX_PACING_RATE = RATE (bit/s, k/m/g suffix) and a send buffer of a few
@@ -24,7 +25,8 @@
  *   late_p999_us= early_gaps= long_gaps= late_p50_ns= late_p99_ns=
  *
  * Flows are told apart by source port and the low 3 bits of the source
- * address. -q FILE writes the lateness CDF: "fraction lateness_ns", 1001
+ * address. -x EXTRA keeps receiving, uncounted, EXTRA seconds after SECS
+ * (the benchmark profiles the guest then). -q FILE writes the lateness CDF: "fraction lateness_ns", 1001
  * lines (every 0.1 %).
  *
  * early_gaps counts gaps shorter than half the ideal one (a pacing bug, or
@@ -54,12 +56,6 @@
 #define HDR_BYTES 42 /* Ethernet 14 + IPv4 20 + UDP 8 */
 #define BATCH 64
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
 static double now_s(void)
 {
 	struct timespec ts;
@@ -72,7 +68,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: pacedflows -d ADDR [-s SRC] [-p PORT] [-n FLOWS] [-r RATE] [-l LEN] [-t SECS]\n"
-		"       pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP] [-q FILE]\n");
+		"       pacedflows -R [-p PORT] [-r RATE] [-l LEN] [-t SECS] [-w WARMUP] [-x EXTRA]\n"
+		"                  [-q FILE]\n");
 	exit(2);
 }
 
@@ -164,7 +161,7 @@ static int cmp_ll(const void *a, const void *b)
 }
 
 static int receiver(int port, double rate, int len, double secs, double warmup,
-		    const char *cdf)
+		    double extra, const char *cdf)
 {
 	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons(port) };
 	static long long last[SRC_KEYS * 65536];
@@ -198,7 +195,8 @@ static int receiver(int port, double rate, int len, double secs, double warmup,
 	start = now_s();
 	t_warm = (long long)((start + warmup) * 1e9);
 	t_end = (long long)((start + secs) * 1e9);
-	while (now_s() < start + secs) {
+	/* -x: keep taking packets, uncounted, for a profile after the window. */
+	while (now_s() < start + secs + extra) {
 		int n;
 
 		for (i = 0; i < BATCH; i++) {
@@ -232,7 +230,7 @@ static int receiver(int port, double rate, int len, double secs, double warmup,
 					t = ts.tv_sec * 1000000000ll + ts.tv_nsec;
 				}
 			}
-			if (!t)
+			if (!t || (long long)(now_s() * 1e9) > t_end)
 				continue;
 			/* SO_TIMESTAMPNS is CLOCK_REALTIME; only gaps matter. */
 			packets++;
@@ -286,9 +284,9 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL, *src = NULL, *cdf = NULL;
 	int port = 7000, nflows = 1000, len = 1000, recv_mode = 0, c;
-	double rate = 10e3, secs = 10, warmup = 3;
+	double rate = 10e3, secs = 10, warmup = 3, extra = 0;
 
-	while ((c = getopt(argc, argv, "d:s:p:n:r:l:t:w:q:R")) != -1) {
+	while ((c = getopt(argc, argv, "d:s:p:n:r:l:t:w:x:q:R")) != -1) {
 		switch (c) {
 		case 'd': addr = optarg; break;
 		case 's': src = optarg; break;
@@ -299,15 +297,16 @@ int main(int argc, char **argv)
 		case 'l': len = atoi(optarg); break;
 		case 't': secs = atof(optarg); break;
 		case 'w': warmup = atof(optarg); break;
+		case 'x': extra = atof(optarg); break;
 		case 'R': recv_mode = 1; break;
 		default: usage();
 		}
 	}
 	if (len < 1 || len > 1472 || rate <= 0 || nflows < 1 ||
-	    nflows > SRC_KEYS * FLOWS_PER_SRC)
+	    nflows > SRC_KEYS * FLOWS_PER_SRC || extra < 0)
 		usage();
 	if (recv_mode)
-		return receiver(port, rate, len, secs, warmup, cdf);
+		return receiver(port, rate, len, secs, warmup, extra, cdf);
 	if (!addr)
 		usage();
 	return sender(addr, src, port, nflows, rate, len, secs);

@@ -41,12 +41,6 @@ static uint64_t now_us(void)
 	return (uint64_t)ts.tv_sec * 1000000ull + ts.tv_nsec / 1000;
 }
 
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
 /* Read or write exactly n bytes; 0 on success, -1 on error or EOF. */
 static int xfer(int fd, char *buf, size_t n, int rd)
 {

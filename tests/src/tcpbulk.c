@@ -29,15 +29,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fqp-net.h"
+
 static unsigned char pat(uint64_t off)
 {
 	return (unsigned char)(off * 31 + (off >> 9));
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(2);
 }
 
 static int serve_one(int fd)

@@ -51,20 +51,6 @@ struct payload {
 	uint64_t sent_ns;
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-	perror(what);
-	exit(1);
-}
-
 static void usage(void)
 {
 	fprintf(stderr,
