@@ -105,6 +105,12 @@ seq_check() {
 # retrans: TcpRetransSegs of snd (absolute, history untouched).
 retrans() { sn nstat -asz TcpRetransSegs | awk '$1 == "TcpRetransSegs" {print $2}'; }
 
+# timer_retrans: snd's retransmissions sent by a timer (tail loss probes,
+# RTOs), absolute: a stalled emulator fires them, reordering does not.
+timer_retrans() {
+	sn nstat -asz TcpExtTCPLossProbes TcpExtTCPTimeouts | awk '{ s += $2 } END { print s + 0 }'
+}
+
 # tcp_loss_counters: snd's loss-recovery counters, for the log.
 tcp_loss_counters() {
 	sn nstat -asz | awk '$1 ~ /^(TcpRetransSegs|TcpExtTCPLossProbes|TcpExtTCPSpuriousRTOs|TcpExtTCPTimeouts|TcpExtTCPFastRetrans|TcpExtTCPSACKReorder|TcpExtTCPLostRetransmit)$/ {printf "%s=%s ", $1, $2}'
@@ -120,7 +126,8 @@ tcp_loss_counters() {
 # it, so packets dequeued on two CPUs can reach the receiver out of order
 # after fq (seen on stock: no hole at the sender, 22 SACK reorder events,
 # 44 spurious fast retransmits). No TCP segment leaves fq out of order
-# (sender-side capture) and none is retransmitted.
+# (sender-side capture) and none is retransmitted (on a debug kernel: none
+# but those a timer sent, see below).
 t_no_reorder_mixed() {
 	local pcap=$R/data/fastpath-mixed.pcap
 	topo
@@ -140,7 +147,7 @@ t_no_reorder_mixed() {
 		grep -q 'listening on' "$pcap.err" && break
 		sleep 0.1
 	done
-	r0=$(retrans)
+	r0=$(retrans) tr0=$(timer_retrans)
 	b=$(fqs snd veth0)
 	sn taskset -c 0 iperf3 -c "$RCV_IP" -p 5201 -t 4 --fq-rate 20M -J >"$R/data/fastpath-paced.json" &
 	p1=$!
@@ -154,7 +161,7 @@ t_no_reorder_mixed() {
 	wait "$p3" || true
 	wait "$s1" "$s2" || true # the servers' JSON is complete
 	a=$(fqs snd veth0)
-	r1=$(retrans)
+	r1=$(retrans) tr1=$(timer_retrans)
 	say "snd TCP loss counters: $(tcp_loss_counters)"
 	sleep 1 # let tcpdump write what it holds
 	kill -TERM "$cap" 2>/dev/null || true
@@ -167,7 +174,13 @@ t_no_reorder_mixed() {
 	[ "$(kw <(echo "$sc") segments)" -gt 100 ] || fail "capture too short: $sc"
 	[ "$(kw <(echo "$sc") flows)" -ge 2 ] || fail "capture holds fewer than 2 TCP flows: $sc"
 	[ "$(kw <(echo "$sc") holes)" = 0 ] || fail "TCP segments left fq out of order: $sc"
-	[ $((r1 - r0)) = 0 ] || fail "$((r1 - r0)) TCP retransmissions on a clean path"
+	# A debug kernel under TCG (case timeouts scaled) stalls long enough
+	# for loss probes: there only retransmissions no timer sent count.
+	local allowed=0
+	[ "${FQP_TIMEOUT_SCALE:-1}" = 1 ] || allowed=$((tr1 - tr0))
+	[ $((r1 - r0)) -le "$allowed" ] ||
+		fail "$((r1 - r0)) TCP retransmissions on a clean path ($((tr1 - tr0)) of them sent by a timer)"
+	[ "$allowed" = 0 ] || kernel_note "slow kernel: $allowed timer-sent retransmissions allowed (loss probes, RTOs); none other"
 }
 
 # maxrate 20mbit on the qdisc, then SO_MAX_PACING_RATE 10M (iperf3

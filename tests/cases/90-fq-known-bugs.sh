@@ -103,7 +103,8 @@ t_tbf_limit0_sfq_graft_cve_2025_39677() {
 	local s ppid
 	topo
 	quiet_link
-	sn tc qdisc add dev veth0 root handle 1: tbf rate 1mbit burst 3000 limit 1000000
+	# ping -f sends at least 100 packets/s: 200 kbit/s passes 25 of them.
+	sn tc qdisc add dev veth0 root handle 1: tbf rate 200kbit burst 3000 limit 1000000
 	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq limit 5000
 	sn ping -f -l 200 -s 1000 -w 6 -q "$RCV_IP" >"$R/data/ping-f.txt" 2>&1 &
 	ppid=$!
@@ -121,7 +122,7 @@ t_tbf_limit0_sfq_graft_cve_2025_39677() {
 	[ "$(qv "$s" tbf backlog)" -lt 2000000000 ] || fail "tbf backlog underflowed: $(levels "$s" tbf/1: sfq/20:)"
 	wait "$ppid" || true
 	cat "$R/data/ping-f.txt"
-	for _ in $(seq 40); do
+	for _ in $(seq 80); do
 		s=$(snap snd veth0)
 		[ "$(qv "$s" tbf qlen)" = 0 ] && break
 		sleep 0.25
@@ -131,14 +132,15 @@ t_tbf_limit0_sfq_graft_cve_2025_39677() {
 }
 
 # Reset with packets queued: link down (qdisc_reset) and a replace, each
-# while fq holds throttled packets. After the reset fq holds no packet and
+# while fq holds throttled packets (maxrate is per flow: 64 flows at
+# 100 kbit/s pass a third of the 20 Mbit/s offered). After the reset fq holds no packet and
 # no flow; after traffic resumes its counters add up; a replaced fq starts
 # with every counter at 0.
 t_reset_with_backlog() {
 	local s a k
 	topo
 	quiet_link
-	sn tc qdisc add dev veth0 root fq maxrate 2mbit
+	sn tc qdisc add dev veth0 root fq maxrate 100kbit
 	flood 20m 2
 	sleep 1
 	s=$(fqs snd veth0)
@@ -155,15 +157,19 @@ t_reset_with_backlog() {
 	a=$(fqs snd veth0)
 	sn udpflows -d "$RCV_IP" -p 9000 -n 8 -c 200 -r 1m -l 1000 >"$R/data/reset-tx.txt" ||
 		fail "udpflows failed after link up: $(cat "$R/data/reset-tx.txt")"
-	sleep 0.5
-	s=$(fqs snd veth0)
+	# 8 flows at 100 kbit/s: 100 packets/s, so ~2 s to drain.
+	for _ in $(seq 40); do
+		s=$(fqs snd veth0)
+		[ "$(fqsv "$s" qlen)" != 0 ] || break
+		sleep 0.25
+	done
 	say "after link up and 200 datagrams: $(tr '\n' ' ' <<<"$s")"
 	[ "$(fqsd "$a" "$s" packets)" = 200 ] || fail "after link up fq sent $(fqsd "$a" "$s" packets) of 200"
 	fq_consistent "$(fq_stats_in snd veth0)" || fail "counters inconsistent after link up"
 	flood 20m 2
 	sleep 1
 	[ "$(fqx snd veth0 qlen)" -gt 0 ] || fail "fq held no packet before the replace"
-	sn tc qdisc replace dev veth0 root fq maxrate 2mbit
+	sn tc qdisc replace dev veth0 root fq maxrate 100kbit
 	s=$(fqs snd veth0)
 	say "right after replace: $(tr '\n' ' ' <<<"$s")"
 	# The flood still runs: only counters it cannot move in this instant.

@@ -14,17 +14,25 @@
  * priority 0 and no txtime (ports PORT..PORT+N-1; the timed ones follow).
  * -u first reports whether this process may set SO_PRIORITY 7 (which
  * needs CAP_NET_ADMIN over the socket's netns): prio7=ok or prio7=EPERM.
+ * -G SIZE sets UDP_SEGMENT (UDP GSO) to SIZE: each LEN-byte send (LEN a
+ * multiple of SIZE, up to 64 segments) leaves the socket as one GSO packet
+ * that is cut into LEN/SIZE datagrams of SIZE bytes, each starting with its
+ * own header (same i and txtime, its segment number). The tx lines then end
+ * in gso=SIZE segs=N. If the socket refuses UDP_SEGMENT, it prints
+ * gso_error=ERRNO and exits 3.
  *
  * Receive mode (-R): binds PORT..PORT+N-1 and prints one line per
  * datagram in arrival order (port, i, txtime, sent_ns, arrive_ns, delay_ns
  * = arrive - sent; CLOCK_MONOTONIC is shared by network namespaces), until
- * COUNT datagrams (-c) or WAIT ms without one (-w). Summary: rx=, early=
- * (arrived before their txtime), min and max delay.
+ * COUNT datagrams (-c) or WAIT ms without one (-w); a segment of a -G send
+ * adds seg= and nsegs= to its line. Summary: rx=, early= (arrived before
+ * their txtime), min and max delay.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <inttypes.h>
 #include <linux/net_tstamp.h>
+#include <netinet/udp.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,21 +49,30 @@
 #define SCM_TXTIME SO_TXTIME
 #endif
 
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+
 #define MAGIC 0x66717474u /* "fqtt" */
 #define MAXN 256
+#define MAXLEN 2048		/* without -G */
+#define MAXGSOLEN 65000		/* with -G */
+#define MAXSEGS 64		/* UDP_MAX_SEGMENTS */
 
 struct payload {
 	uint32_t magic;
 	uint32_t idx;
 	uint64_t txtime;
 	uint64_t sent_ns;
+	uint32_t seg;		/* -G: segment number in its send */
+	uint32_t nsegs;		/* -G: segments in its send; 0 without -G */
 };
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: txtime -d ADDR [-p PORT] [-s] [-P PRIO] [-l LEN] [-r REPEAT] [-L N] [-u]\n"
-		"              [--] TIME...\n"
+		"              [-G SIZE] [--] TIME...\n"
 		"       txtime -R [-p PORT] [-n PORTS] [-c COUNT] [-w WAIT_MS]\n"
 		"TIME: absolute u64 ns (CLOCK_MONOTONIC; 0x... allowed) or +US/-US from now\n");
 	exit(2);
@@ -110,14 +127,32 @@ static void send_lead(const char *addr, int port, int single, int n)
 	close(fd);
 }
 
+/* -G: a header at the start of every SIZE-byte segment of the send */
+static void fill_segments(char *buf, int len, int gso, uint32_t idx, uint64_t t,
+			  uint64_t now)
+{
+	int nsegs = gso ? len / gso : 1, k;
+
+	for (k = 0; k < nsegs; k++) {
+		struct payload *pl = (struct payload *)(buf + k * gso);
+
+		pl->magic = MAGIC;
+		pl->idx = idx;
+		pl->txtime = t;
+		pl->sent_ns = now;
+		pl->seg = k;
+		pl->nsegs = gso ? nsegs : 0;
+	}
+}
+
 static int do_send(const char *addr, int port, int single, int prio, int len,
-		   int repeat, int privcheck, int lead, int nt, char **tv)
+		   int repeat, int privcheck, int lead, int gso, int nt, char **tv)
 {
 	struct sock_txtime st = { .clockid = CLOCK_MONOTONIC };
 	struct sockaddr_storage ss;
 	socklen_t sl = mkaddr(&ss, addr, port);
 	int fd = socket(ss.ss_family, SOCK_DGRAM, 0), i, k, n = lead, errs = 0;
-	char buf[2048];
+	static char buf[MAXGSOLEN];
 
 	if (fd < 0)
 		die("socket");
@@ -135,13 +170,16 @@ static int do_send(const char *addr, int port, int single, int prio, int len,
 		die("SO_PRIORITY");
 	if (setsockopt(fd, SOL_SOCKET, SO_TXTIME, &st, sizeof(st)))
 		die("SO_TXTIME");
+	if (gso && setsockopt(fd, SOL_UDP, UDP_SEGMENT, &gso, sizeof(gso))) {
+		printf("gso_error=%s\n", strerrorname_np(errno) ? strerrorname_np(errno) : "?");
+		exit(3);
+	}
 	memset(buf, 0x5a, sizeof(buf));
 	send_lead(addr, port, single, lead);
 	for (i = 0; i < nt; i++) {
 		struct when w = parse_when(tv[i]);
 
 		for (k = 0; k < repeat; k++, n++) {
-			struct payload *pl = (struct payload *)buf;
 			char cbuf[CMSG_SPACE(sizeof(uint64_t))] = { 0 };
 			struct iovec iov = { buf, len };
 			struct msghdr m = { .msg_name = &ss, .msg_namelen = sl,
@@ -156,18 +194,18 @@ static int do_send(const char *addr, int port, int single, int prio, int len,
 			c->cmsg_type = SCM_TXTIME;
 			c->cmsg_len = CMSG_LEN(sizeof(t));
 			memcpy(CMSG_DATA(c), &t, sizeof(t));
-			pl->magic = MAGIC;
-			pl->idx = n;
-			pl->txtime = t;
-			pl->sent_ns = now;
+			fill_segments(buf, len, gso, n, t, now);
 			if (sendmsg(fd, &m, 0) < 0) {
 				printf("tx i=%d port=%d txtime=0x%016" PRIx64 " error=%s\n", n, dport, t,
 				       strerror(errno));
 				errs++;
 				continue;
 			}
-			printf("tx i=%d port=%d txtime=0x%016" PRIx64 " rel_ns=%" PRId64 "\n", n, dport,
+			printf("tx i=%d port=%d txtime=0x%016" PRIx64 " rel_ns=%" PRId64, n, dport,
 			       t, (int64_t)(t - now));
+			if (gso)
+				printf(" gso=%d segs=%d", gso, len / gso);
+			printf("\n");
 		}
 	}
 	printf("sent=%d errors=%d lead=%d uid=%d\n", n - lead - errs, errs, lead, (int)getuid());
@@ -219,8 +257,11 @@ static int do_recv(int port, int nports, int count, int wait_ms)
 			dmin = d < dmin ? d : dmin;
 			dmax = d > dmax ? d : dmax;
 			printf("rx port=%d i=%u txtime=0x%016" PRIx64 " sent_ns=%" PRIu64
-			       " arrive_ns=%" PRIu64 " delay_ns=%" PRIu64 "\n",
+			       " arrive_ns=%" PRIu64 " delay_ns=%" PRIu64,
 			       port + i, pl.idx, pl.txtime, pl.sent_ns, at, d);
+			if (pl.nsegs)
+				printf(" seg=%u nsegs=%u", pl.seg, pl.nsegs);
+			printf("\n");
 		}
 	}
 	printf("rx=%d early=%d delay_min_ns=%" PRIu64 " delay_max_ns=%" PRIu64 "\n", rx, early,
@@ -232,9 +273,9 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL;
 	int port = 9100, single = 0, prio = 0, len = 100, repeat = 1, privcheck = 0;
-	int recv_mode = 0, nports = 1, count = 0, wait_ms = 3000, lead = 0, opt;
+	int recv_mode = 0, nports = 1, count = 0, wait_ms = 3000, lead = 0, gso = 0, opt;
 
-	while ((opt = getopt(argc, argv, "d:p:sP:l:r:uL:Rn:c:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:sP:l:r:uL:G:Rn:c:w:")) != -1) {
 		switch (opt) {
 		case 'd': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -244,6 +285,7 @@ int main(int argc, char **argv)
 		case 'r': repeat = atoi(optarg); break;
 		case 'u': privcheck = 1; break;
 		case 'L': lead = atoi(optarg); break;
+		case 'G': gso = atoi(optarg); break;
 		case 'R': recv_mode = 1; break;
 		case 'n': nports = atoi(optarg); break;
 		case 'c': count = atoi(optarg); break;
@@ -254,9 +296,11 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (recv_mode)
 		return do_recv(port, nports, count, wait_ms);
-	if (!addr || optind >= argc || len < (int)sizeof(struct payload) || len > 2048 ||
-	    repeat < 1 || lead < 0)
+	if (!addr || optind >= argc || len < (int)sizeof(struct payload) ||
+	    len > (gso ? MAXGSOLEN : MAXLEN) || repeat < 1 || lead < 0)
 		usage();
-	return do_send(addr, port, single, prio, len, repeat, privcheck, lead, argc - optind,
-		       argv + optind);
+	if (gso && (gso < (int)sizeof(struct payload) || len % gso || len / gso > MAXSEGS))
+		usage();
+	return do_send(addr, port, single, prio, len, repeat, privcheck, lead, gso,
+		       argc - optind, argv + optind);
 }
