@@ -14,7 +14,9 @@ CASE_TIMEOUT=90
 # the qdisc was offered) from snd to rcv port 9000.., in the background;
 # its pid in FLOOD_PID, its summary in $R/data/flood.txt.
 flood() {
-	sn udpflows -d "$RCV_IP" -p 9000 -n 64 -r "$1" -t "$2" -l 1000 >"$R/data/flood.txt" &
+	# ip netns exec, not sn: FLOOD_PID is then udpflows itself, which a
+	# kill stops (a subshell's death would leave its sender running).
+	ip netns exec snd udpflows -d "$RCV_IP" -p 9000 -n 64 -r "$1" -t "$2" -l 1000 >"$R/data/flood.txt" &
 	FLOOD_PID=$!
 }
 
@@ -40,14 +42,18 @@ refused_under_load() {
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root fq
-	flood 20m 4
+	# Long enough to outlast fqnl (a python and two dumps: several
+	# seconds under TCG on a cold page cache); stopped once checked.
+	flood 20m 60
 	sleep 1
 	r=$(fqnl snd veth0 change "$@")
 	say "$r"
 	[[ $r == *": $want"* ]] || fail "change $* was not refused with $want: $r"
 	[[ $r == *unchanged ]] || fail "change $* was refused, but changed the qdisc: $r"
 	still_sending snd veth0 "after change $*"
-	wait "$FLOOD_PID" || fail "udpflows failed: $(cat "$R/data/flood.txt")"
+	kill -0 "$FLOOD_PID" 2>/dev/null || fail "udpflows ended early: $(cat "$R/data/flood.txt")"
+	kill "$FLOOD_PID"
+	wait "$FLOOD_PID" || true
 }
 
 # 2016: quantum 0 made every flow's credit stay <= 0 and dequeue looped for
@@ -103,9 +109,12 @@ t_tbf_limit0_sfq_graft_cve_2025_39677() {
 	local s ppid
 	topo
 	quiet_link
-	# ping -f sends at least 100 packets/s: 200 kbit/s passes 25 of them.
+	# The flood offers 250 datagrams/s, tbf's 200 kbit/s passes 25 of them;
+	# ping -f beside it (the report's traffic) paces itself on the replies,
+	# alone it would not fill fq under TCG.
 	sn tc qdisc add dev veth0 root handle 1: tbf rate 200kbit burst 3000 limit 1000000
 	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq limit 5000
+	flood 2m 4
 	sn ping -f -l 200 -s 1000 -w 6 -q "$RCV_IP" >"$R/data/ping-f.txt" 2>&1 &
 	ppid=$!
 	fq_fill_wait snd veth0 10: 100 || true
@@ -121,7 +130,8 @@ t_tbf_limit0_sfq_graft_cve_2025_39677() {
 	say "after the graft of sfq: $(levels "$s" tbf/1: sfq/20:)"
 	[ "$(qv "$s" tbf backlog)" -lt 2000000000 ] || fail "tbf backlog underflowed: $(levels "$s" tbf/1: sfq/20:)"
 	wait "$ppid" || true
-	cat "$R/data/ping-f.txt"
+	wait "$FLOOD_PID" || true
+	cat "$R/data/ping-f.txt" "$R/data/flood.txt"
 	for _ in $(seq 80); do
 		s=$(snap snd veth0)
 		[ "$(qv "$s" tbf qlen)" = 0 ] && break
@@ -154,6 +164,9 @@ t_reset_with_backlog() {
 	done
 	wait "$FLOOD_PID" || true
 	sn ip link set veth0 up
+	# Link down flushed the permanent neighbour entries too: without them
+	# the first datagram would wait for an ARP reply, and fq would send 201.
+	quiet_link
 	a=$(fqs snd veth0)
 	sn udpflows -d "$RCV_IP" -p 9000 -n 8 -c 200 -r 1m -l 1000 >"$R/data/reset-tx.txt" ||
 		fail "udpflows failed after link up: $(cat "$R/data/reset-tx.txt")"
@@ -169,8 +182,9 @@ t_reset_with_backlog() {
 	flood 20m 2
 	sleep 1
 	[ "$(fqx snd veth0 qlen)" -gt 0 ] || fail "fq held no packet before the replace"
-	sn tc qdisc replace dev veth0 root fq maxrate 100kbit
-	s=$(fqs snd veth0)
+	# A new handle: with the old one (or none) replace only changes it.
+	sn tc qdisc replace dev veth0 root handle 2: fq maxrate 100kbit
+	s=$(fqs snd veth0 2:)
 	say "right after replace: $(tr '\n' ' ' <<<"$s")"
 	# The flood still runs: only counters it cannot move in this instant.
 	for k in drops flows_plimit horizon_drops horizon_caps allocation_errors gc_flows; do

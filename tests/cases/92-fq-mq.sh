@@ -1,0 +1,167 @@
+# shellcheck shell=bash
+# mq with an fq per TX queue (issue 14), the usual deployment on a
+# multi-queue NIC: a veth with 4 TX queues, mq at the root, fq on each
+# queue with maxrate 200kbit. Two senders, one pinned to each vCPU, offer
+# 32 flows each (unconnected UDP: fq keys them by hash, so each port is a
+# flow), and the stack spreads the flows over the queues by hash.
+# - every queue carries traffic, and each leaf paces: it sends at its
+#   flow count x maxrate;
+# - `change` of one leaf and `replace` of another under load: the other
+#   two leaves keep their counters and their rate, the changed one runs at
+#   its new rate, the replaced one starts from zero at the new leaf's rate;
+# - a counted burst afterwards: every leaf's counters add up to mq's
+#   totals, and to what the device transmitted.
+# maxrate is below fq's default low_rate_threshold (550 kbit/s), so every
+# packet waits for its own length at the rate, on both kernels.
+# shellcheck source=tests/lib-fq.sh
+. "$T/lib-fq.sh"
+CASE_TIMEOUT=90
+
+MQ_QUEUES=4
+MQ_RATE=200000 # bit/s per flow, the leaves' maxrate
+MQ_WIN=3       # seconds per rate window
+
+# mq_topo: topo's namespaces with a 4-queue veth, mq at veth0's root and
+# fq maxrate MQ_RATE with handle 1N: on queue N.
+mq_topo() {
+	local i
+	ip netns add snd
+	ip netns add rcv
+	ip link add veth0 netns snd numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES" type veth \
+		peer name veth1 netns rcv numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES"
+	sn ip addr add "$SND_IP/24" dev veth0
+	rn ip addr add "$RCV_IP/24" dev veth1
+	sn ip link set lo up
+	rn ip link set lo up
+	sn ip link set veth0 up
+	rn ip link set veth1 up
+	quiet_link
+	sn tc qdisc add dev veth0 root handle 1: mq
+	for i in $(seq "$MQ_QUEUES"); do
+		sn tc qdisc replace dev veth0 parent "1:$i" handle "1$i:" fq maxrate "${MQ_RATE}bit"
+	done
+}
+
+# mq_send SECS: the two pinned senders in the background, 20 Mbit/s of
+# 1000-byte datagrams each (625 kbit/s per flow, above every maxrate used
+# here); their pids in MQ_PIDS. The case stops them after its last window.
+mq_send() {
+	MQ_PIDS=()
+	# ip netns exec, not sn: $! must be udpflows itself (exec chain), not
+	# a subshell that a kill would leave its sender behind.
+	ip netns exec snd taskset -c 0 udpflows -d "$RCV_IP" -p 9000 -n 32 -r 20m -t "$1" -l 1000 \
+		>"$R/data/mq-tx0.txt" &
+	MQ_PIDS+=($!)
+	ip netns exec snd taskset -c 1 udpflows -d "$RCV_IP" -p 9100 -n 32 -r 20m -t "$1" -l 1000 \
+		>"$R/data/mq-tx1.txt" &
+	MQ_PIDS+=($!)
+}
+
+# tsnap: a snapshot of veth0's qdiscs in SNAP, and in SNAP_T the guest
+# time (ns) halfway through taking it: under TCG one tc run takes a good
+# part of a second, which a window of "sleep 3" would not count.
+tsnap() {
+	local t0
+	t0=$(date +%s%N)
+	SNAP=$(snap snd veth0)
+	SNAP_T=$(((t0 + $(date +%s%N)) / 2))
+}
+
+# leaf_rate A B TA TB HANDLE: the leaf's sent rate in bit/s between two
+# snapshots taken at TA and TB ns.
+leaf_rate() {
+	echo $((($(qv "$2" "fq/$5" bytes) - $(qv "$1" "fq/$5" bytes)) * 8 * 1000000000 / ($4 - $3)))
+}
+
+# rate_ok A B TA TB HANDLE PERFLOW WHAT: the leaf sent at its flow count x
+# PERFLOW, to within -12/+5 % (a TCG timer fires late, never early).
+rate_ok() {
+	local a=$1 b=$2 ta=$3 tb=$4 h=$5 per=$6 what=$7 r flows want
+	r=$(leaf_rate "$a" "$b" "$ta" "$tb" "$h")
+	flows=$(qv "$b" "fq/$h" flows)
+	want=$((flows * per))
+	say "$what: leaf $h $flows flows, $r bit/s over $(((tb - ta) / 1000000)) ms (want $want)"
+	[ "$flows" -gt 0 ] || fail "$what: leaf $h has no flow: the queues are not all used"
+	acmp "$r >= 0.88 * $want && $r <= 1.05 * $want" ||
+		fail "$what: leaf $h sent $r bit/s, want $flows x $per = $want"
+}
+
+t_mq_per_queue_fq() {
+	local a b c d e f i h sum k ta tb td te
+	[ "$(nproc)" -ge 2 ] || skip "one vCPU: the case needs a sender on each of two CPUs"
+	mq_topo
+	mq_send 60
+	sleep 1
+	tsnap
+	a=$SNAP ta=$SNAP_T
+	sleep "$MQ_WIN"
+	tsnap
+	b=$SNAP tb=$SNAP_T
+	for i in $(seq "$MQ_QUEUES"); do
+		rate_ok "$a" "$b" "$ta" "$tb" "1$i:" "$MQ_RATE" steady
+	done
+	# Leaf 1 to half the rate, leaf 2 replaced by a fresh fq at twice it.
+	sn tc qdisc change dev veth0 parent 1:1 handle 11: fq maxrate "$((MQ_RATE / 2))bit"
+	sn tc qdisc replace dev veth0 parent 1:2 handle 22: fq maxrate "$((MQ_RATE * 2))bit"
+	c=$(snap snd veth0)
+	[ "$(qv "$c" fq/22: packets)" -lt "$(qv "$b" fq/12: packets)" ] ||
+		fail "the replaced leaf did not start from zero: $(qv "$c" fq/22: packets) packets"
+	for i in 3 4; do
+		for k in packets bytes; do
+			[ "$(qv "$c" "fq/1$i:" "$k")" -ge "$(qv "$b" "fq/1$i:" "$k")" ] ||
+				fail "leaf 1$i: $k went back from $(qv "$b" "fq/1$i:" "$k") to $(qv "$c" "fq/1$i:" "$k")"
+		done
+		# Overloaded flows hit flow_limit: drops grow, and only grow.
+		[ "$(qv "$c" "fq/1$i:" drops)" -ge "$(qv "$b" "fq/1$i:" drops)" ] ||
+			fail "leaf 1$i: drops went back from $(qv "$b" "fq/1$i:" drops) to $(qv "$c" "fq/1$i:" drops)"
+	done
+	sleep 1
+	tsnap
+	d=$SNAP td=$SNAP_T
+	sleep "$MQ_WIN"
+	tsnap
+	e=$SNAP te=$SNAP_T
+	rate_ok "$d" "$e" "$td" "$te" 11: $((MQ_RATE / 2)) "after change"
+	rate_ok "$d" "$e" "$td" "$te" 22: $((MQ_RATE * 2)) "after replace"
+	rate_ok "$d" "$e" "$td" "$te" 13: "$MQ_RATE" "beside them"
+	rate_ok "$d" "$e" "$td" "$te" 14: "$MQ_RATE" "beside them"
+	kill -0 "${MQ_PIDS[@]}" 2>/dev/null ||
+		fail "a sender ended before the last window did: $(cat "$R/data/mq-tx0.txt" "$R/data/mq-tx1.txt")"
+	kill "${MQ_PIDS[@]}"
+	wait "${MQ_PIDS[@]}" || true
+	mq_drain
+	# The counted burst: 2 x 1000 datagrams, offered fast, paced by the leaves.
+	a=$(snap snd veth0)
+	f=$(sn cat /sys/class/net/veth0/statistics/tx_packets)
+	sn taskset -c 0 udpflows -d "$RCV_IP" -p 9000 -n 32 -c 1000 -r 20m -l 1000 >"$R/data/mq-b0.txt" &
+	sn taskset -c 1 udpflows -d "$RCV_IP" -p 9100 -n 32 -c 1000 -r 20m -l 1000 >"$R/data/mq-b1.txt" &
+	wait || fail "a burst sender failed: $(cat "$R/data/mq-b0.txt" "$R/data/mq-b1.txt")"
+	mq_drain
+	b=$(snap snd veth0)
+	f=$(($(sn cat /sys/class/net/veth0/statistics/tx_packets) - f))
+	for k in packets bytes drops qlen backlog; do
+		sum=0
+		for h in 11: 22: 13: 14:; do
+			sum=$((sum + $(qv "$b" "fq/$h" "$k")))
+		done
+		say "$k: mq $(qv "$b" mq "$k"), the leaves $sum"
+		[ "$(qv "$b" mq "$k")" = "$sum" ] || fail "mq's $k $(qv "$b" mq "$k") != the leaves' sum $sum"
+	done
+	sum=0
+	for h in 11: 22: 13: 14:; do
+		sum=$((sum + $(qv "$b" "fq/$h" packets) - $(qv "$a" "fq/$h" packets)))
+	done
+	say "burst: the leaves sent $sum, veth0 transmitted $f, mq +$(($(qv "$b" mq packets) - $(qv "$a" mq packets)))"
+	[ "$sum" = 2000 ] || fail "the leaves sent $sum of the burst's 2000 datagrams"
+	[ "$f" = 2000 ] || fail "veth0 transmitted $f of the burst's 2000 datagrams"
+	[ $(($(qv "$b" mq packets) - $(qv "$a" mq packets))) = 2000 ] || fail "mq counted another number"
+}
+
+# mq_drain: until every leaf is empty (max 10 s, scaled).
+mq_drain() {
+	for _ in $(seq $((40 * ${FQP_TIMEOUT_SCALE:-1}))); do
+		[ "$(qx snd veth0 mq qlen)" = 0 ] && return 0
+		sleep 0.25
+	done
+	fail "the leaves still hold $(qx snd veth0 mq qlen) packets after 10 s"
+}
