@@ -65,6 +65,9 @@ case $clock in wall | exact) ;; *) echo "bad --clock: $clock (wall or exact)" >&
 [[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
 [ -n "$smp" ] || smp=$(clock_smp "$clock")
 [[ $smp =~ ^[1-9][0-9]*$ ]] || { echo "bad --smp: $smp" >&2; usage; }
+# Cases that need the debug config's fault injection (failslab, debugfs)
+# are not run, and not counted, on the other kernels.
+[ "$config" = debug ] || exclude="${exclude:+$exclude|}^94-fq-failslab:"
 
 ensure_packages
 stage_times=()
