@@ -18,7 +18,7 @@ export FQP_ROOT FQP_CACHE FQP_STOCK FQP_PATCHED FQP_AUTHOR FQP_BUILD FQP_IMAGES
 FQP_PACKAGES=(linux-source-6.1 quilt git gcc make flex bison bc libelf-dev
 	libssl-dev qemu-system-x86 debootstrap e2fsprogs iproute2 iperf3
 	ccache shellcheck gnuplot-nox libpcap-dev libmnl-dev python3 xz-utils
-	cpio kmod perl libc6-dev debian-archive-keyring)
+	cpio kmod perl libc6-dev debian-archive-keyring clang libbpf-dev)
 
 FQP_T0=${FQP_T0:-$(date +%s)}
 export FQP_T0

@@ -215,3 +215,59 @@ levels_empty() {
 		done
 	done
 }
+
+# The multi-queue deployment (92-fq-mq, 93-fq-bpf-edt): MQ_QUEUES TX queues.
+MQ_QUEUES=4
+
+# mq_topo FQ-ARGS...: topo's namespaces joined by a veth with MQ_QUEUES
+# queues each way, a quiet link, mq (handle 1:) at veth0's root and
+# "fq FQ-ARGS" with handle 1N: on queue N.
+mq_topo() {
+	local i
+	ip netns add snd
+	ip netns add rcv
+	ip link add veth0 netns snd numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES" type veth \
+		peer name veth1 netns rcv numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES"
+	sn ip addr add "$SND_IP/24" dev veth0
+	rn ip addr add "$RCV_IP/24" dev veth1
+	sn ip link set lo up
+	rn ip link set lo up
+	sn ip link set veth0 up
+	rn ip link set veth1 up
+	quiet_link
+	sn tc qdisc add dev veth0 root handle 1: mq
+	for i in $(seq "$MQ_QUEUES"); do
+		sn tc qdisc replace dev veth0 parent "1:$i" handle "1$i:" fq "$@"
+	done
+}
+
+# tsnap: a snapshot of veth0's qdiscs (for qv) in SNAP, and in SNAP_T the
+# guest time (ns) halfway through taking it: under TCG one tc run takes a
+# good part of a second, which a window of "sleep 3" would not count.
+tsnap() {
+	local t0
+	t0=$(date +%s%N)
+	# shellcheck disable=SC2034 # read by the cases
+	SNAP=$(snap snd veth0)
+	# shellcheck disable=SC2034
+	SNAP_T=$(((t0 + $(date +%s%N)) / 2))
+}
+
+# mq_sum SNAPSHOT KEY [HANDLES]: KEY summed over the fq leaves (default
+# handles 11: .. 1N:).
+mq_sum() {
+	local h sum=0
+	for h in ${3:-$(seq -f '1%g:' "$MQ_QUEUES")}; do
+		sum=$((sum + $(qv "$1" "fq/$h" "$2")))
+	done
+	echo "$sum"
+}
+
+# mq_drain: until every leaf of veth0's mq is empty (10 s, scaled).
+mq_drain() {
+	for _ in $(seq $((40 * ${FQP_TIMEOUT_SCALE:-1}))); do
+		[ "$(qx snd veth0 mq qlen)" = 0 ] && return 0
+		sleep 0.25
+	done
+	fail "the leaves still hold $(qx snd veth0 mq qlen) packets after 10 s"
+}

@@ -17,30 +17,8 @@
 . "$T/lib-fq.sh"
 CASE_TIMEOUT=90
 
-MQ_QUEUES=4
 MQ_RATE=200000 # bit/s per flow, the leaves' maxrate
 MQ_WIN=3       # seconds per rate window
-
-# mq_topo: topo's namespaces with a 4-queue veth, mq at veth0's root and
-# fq maxrate MQ_RATE with handle 1N: on queue N.
-mq_topo() {
-	local i
-	ip netns add snd
-	ip netns add rcv
-	ip link add veth0 netns snd numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES" type veth \
-		peer name veth1 netns rcv numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES"
-	sn ip addr add "$SND_IP/24" dev veth0
-	rn ip addr add "$RCV_IP/24" dev veth1
-	sn ip link set lo up
-	rn ip link set lo up
-	sn ip link set veth0 up
-	rn ip link set veth1 up
-	quiet_link
-	sn tc qdisc add dev veth0 root handle 1: mq
-	for i in $(seq "$MQ_QUEUES"); do
-		sn tc qdisc replace dev veth0 parent "1:$i" handle "1$i:" fq maxrate "${MQ_RATE}bit"
-	done
-}
 
 # mq_send SECS: the two pinned senders in the background, 20 Mbit/s of
 # 1000-byte datagrams each (625 kbit/s per flow, above every maxrate used
@@ -55,16 +33,6 @@ mq_send() {
 	ip netns exec snd taskset -c 1 udpflows -d "$RCV_IP" -p 9100 -n 32 -r 20m -t "$1" -l 1000 \
 		>"$R/data/mq-tx1.txt" &
 	MQ_PIDS+=($!)
-}
-
-# tsnap: a snapshot of veth0's qdiscs in SNAP, and in SNAP_T the guest
-# time (ns) halfway through taking it: under TCG one tc run takes a good
-# part of a second, which a window of "sleep 3" would not count.
-tsnap() {
-	local t0
-	t0=$(date +%s%N)
-	SNAP=$(snap snd veth0)
-	SNAP_T=$(((t0 + $(date +%s%N)) / 2))
 }
 
 # leaf_rate A B TA TB HANDLE: the leaf's sent rate in bit/s between two
@@ -87,9 +55,9 @@ rate_ok() {
 }
 
 t_mq_per_queue_fq() {
-	local a b c d e f i h sum k ta tb td te
+	local a b c d e f i sum k ta tb td te
 	[ "$(nproc)" -ge 2 ] || skip "one vCPU: the case needs a sender on each of two CPUs"
-	mq_topo
+	mq_topo maxrate "${MQ_RATE}bit"
 	mq_send 60
 	sleep 1
 	tsnap
@@ -140,28 +108,13 @@ t_mq_per_queue_fq() {
 	b=$(snap snd veth0)
 	f=$(($(sn cat /sys/class/net/veth0/statistics/tx_packets) - f))
 	for k in packets bytes drops qlen backlog; do
-		sum=0
-		for h in 11: 22: 13: 14:; do
-			sum=$((sum + $(qv "$b" "fq/$h" "$k")))
-		done
+		sum=$(mq_sum "$b" "$k" "11: 22: 13: 14:")
 		say "$k: mq $(qv "$b" mq "$k"), the leaves $sum"
 		[ "$(qv "$b" mq "$k")" = "$sum" ] || fail "mq's $k $(qv "$b" mq "$k") != the leaves' sum $sum"
 	done
-	sum=0
-	for h in 11: 22: 13: 14:; do
-		sum=$((sum + $(qv "$b" "fq/$h" packets) - $(qv "$a" "fq/$h" packets)))
-	done
+	sum=$(($(mq_sum "$b" packets "11: 22: 13: 14:") - $(mq_sum "$a" packets "11: 22: 13: 14:")))
 	say "burst: the leaves sent $sum, veth0 transmitted $f, mq +$(($(qv "$b" mq packets) - $(qv "$a" mq packets)))"
 	[ "$sum" = 2000 ] || fail "the leaves sent $sum of the burst's 2000 datagrams"
 	[ "$f" = 2000 ] || fail "veth0 transmitted $f of the burst's 2000 datagrams"
 	[ $(($(qv "$b" mq packets) - $(qv "$a" mq packets))) = 2000 ] || fail "mq counted another number"
-}
-
-# mq_drain: until every leaf is empty (max 10 s, scaled).
-mq_drain() {
-	for _ in $(seq $((40 * ${FQP_TIMEOUT_SCALE:-1}))); do
-		[ "$(qx snd veth0 mq qlen)" = 0 ] && return 0
-		sleep 0.25
-	done
-	fail "the leaves still hold $(qx snd veth0 mq qlen) packets after 10 s"
 }
