@@ -132,6 +132,10 @@ cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 init=/sbin/fqp-in
 # ~30 s: raise the soft lockup threshold to its maximum (2 x 60 s) and the
 # RCU stall timeout to 120 s there, so only a real lockup is reported.
 [ "$config" != debug ] || cmdline="$cmdline watchdog_thresh=60 rcupdate.rcu_cpu_stall_timeout=120"
+# 94-fq-failslab: fq_flow_cache may fail allocations (SLAB_FAILSLAB; since
+# 5.14 only settable at boot). Nothing fails until the case sets failslab's
+# probability, and then only caches with the flag (cache-filter).
+[ "$config" != debug ] || cmdline="$cmdline slub_debug=A,fq_flow_cache"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none
 	-kernel "$bzimage" -append "$cmdline"

@@ -127,33 +127,37 @@ ord_check() {
 	[ "$(fqsd "$ORD_B" "$ORD_A" drops)" = 0 ] || fail "fq dropped packets"
 }
 
+# ord_order NAME TIMES...: one flow's datagrams with these txtimes
+# (txtime's +US form), sent in this order, and the verdict on them.
+ord_order() {
+	local name=$1
+	shift
+	ord_setup
+	ord_run "$name" $# -- "$@" || fail "txtime sender failed (status $?)"
+	ord_check "$name" $#
+}
+
 # 30 datagrams, txtime now + 50 ms, + 58 ms, ... + 282 ms.
 t_increasing() {
 	local times=() i
-	ord_setup
 	for i in $(seq 0 29); do times+=("+$((50000 + i * 8000))"); done
-	ord_run increasing 30 -- "${times[@]}" || fail "txtime sender failed (status $?)"
-	ord_check increasing 30
+	ord_order increasing "${times[@]}"
 }
 
 # 30 datagrams, txtime now + 290 ms, + 282 ms, ... + 58 ms: each one goes
 # before every packet the flow holds.
 t_decreasing() {
 	local times=() i
-	ord_setup
 	for i in $(seq 0 29); do times+=("+$((290000 - i * 8000))"); done
-	ord_run decreasing 30 -- "${times[@]}" || fail "txtime sender failed (status $?)"
-	ord_check decreasing 30
+	ord_order decreasing "${times[@]}"
 }
 
 # 40 datagrams, txtimes uniform in now + 50..300 ms.
 t_random() {
 	local times=() i
-	ord_setup
 	for i in $(seq 0 39); do times+=("+$((50000 + (RANDOM * 32768 + RANDOM) % 250001))"); done
 	say "relative txtimes (us): ${times[*]}"
-	ord_run random 40 -- "${times[@]}" || fail "txtime sender failed (status $?)"
-	ord_check random 40
+	ord_order random "${times[@]}"
 }
 
 # UDP GSO: 12 sends of 4 x 1000 bytes (UDP_SEGMENT 1000) from the same one

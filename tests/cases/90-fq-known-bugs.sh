@@ -141,19 +141,32 @@ t_tbf_limit0_sfq_graft_cve_2025_39677() {
 	levels_empty "$s" tbf/1: sfq/20: "after sfq drained"
 }
 
+# wait_queued: poll the root fq on veth0 until it holds packets (a KASAN
+# sender needs more than a second; 2 s, scaled); prints the last fqs.
+wait_queued() {
+	local s
+	for _ in $(seq $((10 * ${FQP_TIMEOUT_SCALE:-1}))); do
+		s=$(fqs snd veth0)
+		[ "$(fqsv "$s" qlen)" = 0 ] || break
+		sleep 0.2
+	done
+	echo "$s"
+}
+
 # Reset with packets queued: link down (qdisc_reset) and a replace, each
 # while fq holds throttled packets (maxrate is per flow: 64 flows at
-# 100 kbit/s pass a third of the 20 Mbit/s offered). After the reset fq holds no packet and
-# no flow; after traffic resumes its counters add up; a replaced fq starts
+# 10 kbit/s pass 77 of the datagrams/s offered, 2500 here, ~200 under
+# KASAN). After the reset fq holds no packet and no flow; after traffic
+# resumes (100 kbit/s per flow) its counters add up; a replaced fq starts
 # with every counter at 0.
 t_reset_with_backlog() {
 	local s a k
 	topo
 	quiet_link
-	sn tc qdisc add dev veth0 root fq maxrate 100kbit
-	flood 20m 2
-	sleep 1
-	s=$(fqs snd veth0)
+	# 10 kbit/s per flow: even a KASAN sender (~200 datagrams/s) queues.
+	sn tc qdisc add dev veth0 root fq maxrate 10kbit
+	flood 20m $((2 * ${FQP_TIMEOUT_SCALE:-1}))
+	s=$(wait_queued)
 	say "paced: $(tr '\n' ' ' <<<"$s")"
 	[ "$(fqsv "$s" qlen)" -gt 0 ] || fail "fq held no packet before the reset"
 	sn ip link set veth0 down
@@ -167,6 +180,7 @@ t_reset_with_backlog() {
 	# Link down flushed the permanent neighbour entries too: without them
 	# the first datagram would wait for an ARP reply, and fq would send 201.
 	quiet_link
+	sn tc qdisc change dev veth0 root fq maxrate 100kbit
 	a=$(fqs snd veth0)
 	sn udpflows -d "$RCV_IP" -p 9000 -n 8 -c 200 -r 1m -l 1000 >"$R/data/reset-tx.txt" ||
 		fail "udpflows failed after link up: $(cat "$R/data/reset-tx.txt")"
@@ -179,11 +193,12 @@ t_reset_with_backlog() {
 	say "after link up and 200 datagrams: $(tr '\n' ' ' <<<"$s")"
 	[ "$(fqsd "$a" "$s" packets)" = 200 ] || fail "after link up fq sent $(fqsd "$a" "$s" packets) of 200"
 	fq_consistent "$(fq_stats_in snd veth0)" || fail "counters inconsistent after link up"
-	flood 20m 2
-	sleep 1
-	[ "$(fqx snd veth0 qlen)" -gt 0 ] || fail "fq held no packet before the replace"
+	sn tc qdisc change dev veth0 root fq maxrate 10kbit
+	flood 20m $((2 * ${FQP_TIMEOUT_SCALE:-1}))
+	s=$(wait_queued)
+	[ "$(fqsv "$s" qlen)" -gt 0 ] || fail "fq held no packet before the replace"
 	# A new handle: with the old one (or none) replace only changes it.
-	sn tc qdisc replace dev veth0 root handle 2: fq maxrate 100kbit
+	sn tc qdisc replace dev veth0 root handle 2: fq maxrate 10kbit
 	s=$(fqs snd veth0 2:)
 	say "right after replace: $(tr '\n' ' ' <<<"$s")"
 	# The flood still runs: only counters it cannot move in this instant.

@@ -2,8 +2,8 @@
 # Allocation failures under load (issue 15), debug kernel only (it alone
 # has CONFIG_FAILSLAB and debugfs; scripts/test.sh leaves the case out of
 # the test-kernel runs). failslab aimed at fq_flow_cache alone
-# (cache-filter, the cache's failslab flag; slab_nomerge keeps the cache
-# unshared) fails a share of the flow allocations while pktgen offers
+# (cache-filter, and the cache's failslab flag, which since 5.14 only the
+# boot line can set: slub_debug=A,fq_flow_cache on the debug boot) fails a share of the flow allocations while pktgen offers
 # FS_FLOWS new flows. Then:
 # - every failure is counted in allocation_errors, and its packet is still
 #   sent or dropped and counted: pktgen's accepted + refused = fq sent +
@@ -35,10 +35,7 @@ fs_set() {
 }
 
 # fs_off: failures off (also on the way out of a failed case).
-fs_off() {
-	echo 0 >"$FS/probability" 2>/dev/null || true
-	echo 0 >"$FS_CACHE" 2>/dev/null || true
-}
+fs_off() { echo 0 >"$FS/probability" 2>/dev/null || true; }
 
 # fs_run SRC_BASE: FS_FLOWS packets, one per new 4-tuple (sources from
 # SRC_BASE), through pg0's fq; waits for pktgen.
@@ -60,8 +57,9 @@ t_flow_alloc_failures() {
 	pg_setup fq orphan_mask 16777215 maxrate 30gbit limit 100000
 	[ -e "$FS_CACHE" ] || fail "no $FS_CACHE (fq_flow_cache merged or absent)"
 	read -r slab0 _ _ < <(slab_bytes fq_flow_cache)
+	[ "$(cat "$FS_CACHE")" = 1 ] ||
+		fail "fq_flow_cache is not flagged for failslab (boot-and-test.sh boots the debug kernel with slub_debug=A,fq_flow_cache)"
 	fs_set cache-filter=Y ignore-gfp-wait=Y times=-1 interval=1 verbose=0 space=0
-	echo 1 >"$FS_CACHE" || fail "cannot flag fq_flow_cache for failslab"
 	fs_set probability=30
 	fs_run 1
 	fs_off
