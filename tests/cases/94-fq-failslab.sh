@@ -20,6 +20,8 @@
 # could only hit together with the page faults of the tc process itself.
 # shellcheck source=tests/lib-pktgen.sh
 . "$T/lib-pktgen.sh"
+# shellcheck source=tests/lib-fq.sh
+. "$T/lib-fq.sh"
 CASE_TIMEOUT=120
 
 FS_FLOWS=20000
