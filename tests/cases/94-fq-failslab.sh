@@ -67,7 +67,7 @@ t_flow_alloc_failures() {
 	fs_off
 	fq_stats "$PG_DEV" >"$st"
 	cat "$st"
-	e1=$(fqsv "$(fqs "" "$PG_DEV")" allocation_errors)
+	e1=$(fqsv "$("$BIN/fqstats" "$PG_DEV")" allocation_errors)
 	f1=$(kv "$st" flows)
 	m1=$((f1 + $(kv "$st" gc)))
 	read -r acc ref < <(sed -n 's/.*pkts-sofar: \([0-9]*\) *errors: \([0-9]*\).*/\1 \2/p' "$PG/$PG_DEV" | head -n 1)
@@ -86,7 +86,7 @@ t_flow_alloc_failures() {
 	# Failures off: the same qdisc makes flows again, no new error.
 	fs_run 101
 	fq_stats "$PG_DEV" >"$st"
-	e2=$(fqsv "$(fqs "" "$PG_DEV")" allocation_errors)
+	e2=$(fqsv "$("$BIN/fqstats" "$PG_DEV")" allocation_errors)
 	f2=$(kv "$st" flows)
 	m2=$((f2 + $(kv "$st" gc) - m1))
 	say "failslab off: $FS_FLOWS more flows offered, $m2 made, allocation_errors $e2"
