@@ -38,8 +38,9 @@ TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing
 # refused values of 90-fq-known-bugs (85's fuzzers send them and more) and
 # two of 54's four send orders (decreasing, the out-of-order insert, and
 # GSO stay), 52's cap and priority answers (its drop of every far txtime
-# stays) and 10-sysctl's range answers (87's fuzzer writes them). Bad input, reconfiguration under load and the fuzzers stay:
-# they drive the parsing and lifetime paths the detectors watch.
+# stays) and 10-sysctl's range answers (87's fuzzer writes them). Bad
+# input, reconfiguration under load and the fuzzers stay: they drive the
+# parsing and lifetime paths the detectors watch.
 SEMANTIC_CASES='^(15-pcapstat|80-tdc):|^50-fq-options:(defaults|roundtrip|u32_max)$|^90-fq-known-bugs:(quantum_zero_2016_hang|quantum_2pow31_syzbot_2020|initial_quantum_over_int_max_2023)$|^54-fq-txtime-order:(increasing|random)$|^52-fq-txtime:(far_cap|highprio_edt_order)$|^10-sysctl:min_tso_segs_(accepts_range|default|per_netns)$'
 if [ "$config" = debug ]; then
 	extra=(--exclude "$TIMING_CASES|$SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})

@@ -219,21 +219,12 @@ levels_empty() {
 # The multi-queue deployment (92-fq-mq, 93-fq-bpf-edt): MQ_QUEUES TX queues.
 MQ_QUEUES=4
 
-# mq_topo FQ-ARGS...: topo's namespaces joined by a veth with MQ_QUEUES
-# queues each way, a quiet link, mq (handle 1:) at veth0's root and
-# "fq FQ-ARGS" with handle 1N: on queue N.
+# mq_topo FQ-ARGS...: topo with MQ_QUEUES queues each way, a quiet link,
+# mq (handle 1:) at veth0's root and "fq FQ-ARGS" with handle 1N: on
+# queue N.
 mq_topo() {
 	local i
-	ip netns add snd
-	ip netns add rcv
-	ip link add veth0 netns snd numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES" type veth \
-		peer name veth1 netns rcv numtxqueues "$MQ_QUEUES" numrxqueues "$MQ_QUEUES"
-	sn ip addr add "$SND_IP/24" dev veth0
-	rn ip addr add "$RCV_IP/24" dev veth1
-	sn ip link set lo up
-	rn ip link set lo up
-	sn ip link set veth0 up
-	rn ip link set veth1 up
+	topo "$MQ_QUEUES"
 	quiet_link
 	sn tc qdisc add dev veth0 root handle 1: mq
 	for i in $(seq "$MQ_QUEUES"); do

@@ -84,6 +84,12 @@ pg_wait() { wait "$PG_PID" 2>/dev/null || true; }
 # pg_sent: packets pktgen handed to the stack, from its device file.
 pg_sent() { sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' "$PG/$PG_DEV" | head -n 1; }
 
+# pg_counts DEVFILE: "accepted refused" of one pktgen device (pkts-sofar
+# counts what dev_queue_xmit() accepted, errors what the qdisc refused).
+pg_counts() {
+	sed -n 's/.*pkts-sofar: \([0-9]*\) *errors: \([0-9]*\).*/\1 \2/p' "$1" | head -n 1
+}
+
 # pg_txpkts: packets the dummy device transmitted (i.e. fq dequeued).
 pg_txpkts() { cat "/sys/class/net/$PG_DEV/statistics/tx_packets"; }
 

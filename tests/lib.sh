@@ -30,12 +30,15 @@ check() {
 sn() { ip netns exec snd "$@"; }
 rn() { ip netns exec rcv "$@"; }
 
-# topo [rate]: two namespaces joined by veth0 (snd) <-> veth1 (rcv).
-# Both ends have GSO/TSO on so that captures see the sender's GSO sizes.
+# topo [QUEUES]: two namespaces joined by veth0 (snd) <-> veth1 (rcv),
+# with QUEUES TX and RX queues each (default 1). Both ends have GSO/TSO on
+# so that captures see the sender's GSO sizes.
 topo() {
+	local q=()
+	[ -z "${1:-}" ] || q=(numtxqueues "$1" numrxqueues "$1")
 	ip netns add snd
 	ip netns add rcv
-	ip link add veth0 netns snd type veth peer name veth1 netns rcv
+	ip link add veth0 netns snd "${q[@]}" type veth peer name veth1 netns rcv "${q[@]}"
 	sn ip addr add "$SND_IP/24" dev veth0
 	rn ip addr add "$RCV_IP/24" dev veth1
 	sn ip -6 addr add "$SND_IP6/64" dev veth0 nodad

@@ -52,12 +52,6 @@ ce_threshold 1ms
 OPS
 }
 
-# pg_counts DEVFILE: "accepted refused" of one pktgen device (pkts-sofar
-# counts what dev_queue_xmit() accepted, errors what the qdisc refused).
-pg_counts() {
-	sed -n 's/.*pkts-sofar: \([0-9]*\) *errors: \([0-9]*\).*/\1 \2/p' "$1" | head -n 1
-}
-
 t_two_cpus_change_loop() {
 	local ops=() i op n=0 bad=0 a0 r0 a1 r1 st sent dropped qlen tx
 	[ "$(nproc)" -ge 2 ] || skip "one vCPU: no second sender CPU"

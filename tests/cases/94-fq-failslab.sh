@@ -70,7 +70,7 @@ t_flow_alloc_failures() {
 	e1=$(fqsv "$("$BIN/fqstats" "$PG_DEV")" allocation_errors)
 	f1=$(kv "$st" flows)
 	m1=$((f1 + $(kv "$st" gc)))
-	read -r acc ref < <(sed -n 's/.*pkts-sofar: \([0-9]*\) *errors: \([0-9]*\).*/\1 \2/p' "$PG/$PG_DEV" | head -n 1)
+	read -r acc ref < <(pg_counts "$PG/$PG_DEV")
 	sent=$(kv "$st" sent) dropped=$(kv "$st" dropped) qlen=$(kv "$st" qlen)
 	tx=$(pg_txpkts)
 	say "failslab 30 %: $FS_FLOWS new flows offered, $m1 made, allocation_errors $e1;" \
