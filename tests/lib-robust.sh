@@ -84,10 +84,11 @@ except OSError as e:
     print(errno.errorcode.get(e.errno, str(e.errno)))' "$2" "$3"
 }
 
-# rb_wait PID SECS: wait for a background job up to SECS; 124 on timeout
-# (the job is then killed), else its exit status.
+# rb_wait PID SECS: wait for a background job up to SECS (test-kernel
+# seconds: a debug kernel gets FQP_TIMEOUT_SCALE times as long, as the case
+# timeouts do); 124 on timeout (the job is then killed), else its exit status.
 rb_wait() {
-	local pid=$1 secs=$2 i=0
+	local pid=$1 secs=$(($2 * ${FQP_TIMEOUT_SCALE:-1})) i=0
 	while kill -0 "$pid" 2>/dev/null; do
 		if [ "$i" -ge $((secs * 5)) ]; then
 			kill "$pid" 2>/dev/null || true
