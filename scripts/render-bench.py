@@ -413,8 +413,15 @@ def exact_targets(get, med):
         ba, bb, bq = ratio((wl, var), "bytes_per_flow")
         add("bytes per flow (fq_flow object), %s" % var, 0.75, a, b, q, "B",
             "with slab page packing: %s vs %s B, %s" % (fmt(ba), fmt(bb), "%.3f" % bq if bq else "-"))
+    peak = [k for k in keys if k[0] == "peak"]
+    for k in peak:
+        a, b, q = ratio(k, "peak_slab_bytes")
+        fa, fb, _ = ratio(k, "peak_flows")
+        add("peak fq_flow memory, %s" % k[1], 0.5, a, b, q, "B",
+            "flows held at the peak: stock %s, series %s" % (fmt(fa) if fa is not None else "-",
+                                                              fmt(fb) if fb is not None else "-"))
     mem = sorted([k for k in keys if k[0] == "memory"], key=lambda k: nflows(k[1]))
-    if mem:
+    if mem and not peak:
         a, b, q = ratio(mem[-1], "slab_bytes")
         fa, fb, _ = ratio(mem[-1], "flows")
         add("peak fq_flow memory, %s" % mem[-1][1], 0.5, a, b, q, "B",

@@ -45,6 +45,10 @@ EX_BL_PCT=90
 EX_BL_WARMUP=2
 EX_BL_SECS=2
 EX_BL_WINDOWS=3
+# Peak flows held while EX_PEAK_FLOWS 4-tuples pass at EX_PEAK_PPS packets
+# per guest second (~10 s: three times the 3 s gc age), default buckets.
+EX_PEAK_FLOWS=1000000
+EX_PEAK_PPS=100000
 # 100k sockets take two source addresses (60000 ports each).
 EX_PACED_FLOWS="1000 10000 100000"
 EX_PACED_PPS=10000

@@ -20,8 +20,10 @@ t_rr_response_spread() {
 	# them at the pacing rate. The median gap is the stable signal under
 	# TCG (pfifo 63-85 us, fq 832-938 us, loaded or not); the largest 1 ms
 	# burst is reported only: fq's late timers make it catch up in bursts
-	# (49-124 KB against pfifo's 117-200 KB).
-	[ "$burst_pfifo" -ge 100000 ] || fail "pfifo burst only $burst_pfifo B: the setup did not produce the unpaced burst"
+	# (49-124 KB against pfifo's 117-200 KB). The precondition asks pfifo
+	# for one full 64 KB TSO packet's worth within a millisecond: a slow
+	# TCG run once gave it 75 KB (median gap 232 us), unpaced all the same.
+	[ "$burst_pfifo" -ge 65536 ] || fail "pfifo burst only $burst_pfifo B: the setup did not produce the unpaced burst"
 	[ "$gap_fq" -ge 400 ] && [ "$gap_fq" -ge $((gap_pfifo * 2)) ] ||
 		fail "fq did not space the response: median gap $gap_fq us vs $gap_pfifo us with pfifo"
 }
