@@ -127,28 +127,7 @@ t_backlog() {
 	row backlog "$v" fq_cost "$(awk -v a="$fq" -v b="$pf" 'BEGIN { printf "%.1f", a - b }')" insn/pkt
 }
 
-# prof_report DATA OUT: perf's per-symbol report of DATA.
-prof_report() {
-	perf report -i "$1" --stdio --no-children --sort sym -n --percent-limit 0.2 \
-		>"$2" 2>"$2.err" || fail "perf report failed: $(tail -n 5 "$2.err")"
-}
 
-# prof_rows REPORT PACKETS PERIOD VARIANT: profile rows of the qdisc path's
-# symbols in REPORT (share of all samples, instructions per packet =
-# samples * PERIOD / PACKETS), and fq's total share.
-prof_rows() {
-	local rep=$1 c=$2 per=$3 v=$4 sym pct insn
-	grep -E '^ +[0-9.]+%' "$rep" | head -n 30
-	# Lines: "  12.34%  1234  [k] fq_enqueue".
-	awk -v c="$c" -v per="$per" '/^ +[0-9.]+%/ && $4 ~ /^(fq_|__qdisc_run|__dev_queue_xmit|dequeue_skb|sch_direct_xmit|pfifo_|qdisc_)/ {
-		printf "%s %.1f %.1f\n", $4, $1 + 0, $2 * per / c }' "$rep" >"$rep.syms"
-	while read -r sym pct insn; do
-		row profile "$v/$sym" share "$pct" "%"
-		row profile "$v/$sym" insn "$insn" insn/pkt
-	done <"$rep.syms"
-	row profile "$v/fq_total" share "$(awk '$1 ~ /^fq_/ { s += $2 } END { printf "%.1f", s }' "$rep.syms")" "%"
-	row profile "$v/fq_total" insn "$(awk '$1 ~ /^fq_/ { s += $3 } END { printf "%.1f", s }' "$rep.syms")" insn/pkt
-}
 
 # 3. Paced flows: N connected UDP sockets with SO_MAX_PACING_RATE, together
 # EX_PACED_PPS packets/s, snd -> rcv over veth through fq. Busy guest
@@ -262,6 +241,38 @@ t_tcp() {
 	done
 }
 
+# 5. Where fq's instructions go: perf record (cpu-clock: under icount a
+# sample every EX_PROF_PERIOD ns is one every EX_PROF_PERIOD instructions)
+# of counted pktgen runs through fq; per symbol, its share of the samples
+# and its instructions per packet (samples * period / packets).
+t_profile() {
+	local F S=64 d=$R/data/profile n
+	command -v perf >/dev/null || skip "no perf in the guest image (rootfs/packages: linux-perf)"
+	mkdir -p "$d"
+	for F in $EX_PROF_FLOWS; do
+		pg_setup fq orphan_mask "$BIG_MASK" nopacing
+		pg_counted "$F" "$S" "$(fq_warm)" >/dev/null
+		pg_config "$F" "$S" "$EX_COUNT"
+		perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o /tmp/perf.data -- \
+			sh -c "echo start >$PG/pgctrl" >"$d/record-$F.txt" 2>&1 ||
+			fail "perf record failed: $(tail -n 5 "$d/record-$F.txt")"
+		perf report -i /tmp/perf.data --stdio --no-children --sort sym -n --percent-limit 0.2 \
+			>"$d/report-$F.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+		ip link del "$PG_DEV"
+		grep -E '^ +[0-9.]+%' "$d/report-$F.txt" | head -n 30
+		local v=$F-flows/${S}B
+		# Lines: "  12.34%  1234  [k] fq_enqueue".
+		awk -v c="$EX_COUNT" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ && $4 ~ /^(fq_|__qdisc_run|__dev_queue_xmit|dequeue_skb|sch_direct_xmit|pfifo_|qdisc_)/ {
+			printf "%s %.1f %.1f\n", $4, $1 + 0, $2 * per / c }' "$d/report-$F.txt" >"$d/fq-$F.txt"
+		while read -r sym pct insn; do
+			row profile "$v/$sym" share "$pct" "%"
+			row profile "$v/$sym" insn "$insn" insn/pkt
+		done <"$d/fq-$F.txt"
+		n=$(awk '$1 ~ /^fq_/ { s += $2 } END { printf "%.1f", s }' "$d/fq-$F.txt")
+		row profile "$v/fq_total" share "$n" "%"
+	done
+}
+
 # 6. Peak flow memory of the 1M-flow case: one packet per 4-tuple, each
 # 4-tuple once, at a fixed rate for three gc ages, through fq with its
 # default 1024 buckets; fq_flow_cache sampled every half second (guest
@@ -300,26 +311,5 @@ t_peak() {
 		row peak "$EX_PEAK_FLOWS-flows/$var" peak_flows "$pflows" flows
 		row peak "$EX_PEAK_FLOWS-flows/$var" gc_flows "$(kv "$st" gc)" flows
 		ip link del "$PG_DEV"
-	done
-}
-
-# 5. Where fq's instructions go: perf record (cpu-clock: under icount a
-# sample every EX_PROF_PERIOD ns is one every EX_PROF_PERIOD instructions)
-# of counted pktgen runs through fq; per symbol, its share of the samples
-# and its instructions per packet (samples * period / packets).
-t_profile() {
-	local F S=64 d=$R/data/profile
-	command -v perf >/dev/null || skip "no perf in the guest image (rootfs/packages: linux-perf)"
-	mkdir -p "$d"
-	for F in $EX_PROF_FLOWS; do
-		pg_setup fq orphan_mask "$BIG_MASK" nopacing
-		pg_counted "$F" "$S" "$(fq_warm)" >/dev/null
-		pg_config "$F" "$S" "$EX_COUNT"
-		perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o /tmp/perf.data -- \
-			sh -c "echo start >$PG/pgctrl" >"$d/record-$F.txt" 2>&1 ||
-			fail "perf record failed: $(tail -n 5 "$d/record-$F.txt")"
-		prof_report /tmp/perf.data "$d/report-$F.txt"
-		ip link del "$PG_DEV"
-		prof_rows "$d/report-$F.txt" "$EX_COUNT" "$EX_PROF_PERIOD" "$F-flows/${S}B"
 	done
 }

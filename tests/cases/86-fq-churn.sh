@@ -10,8 +10,9 @@
 # sent + dropped + still queued = offered.
 CASE_TIMEOUT=175
 # Bytes per TCP connection. A debug kernel moves ~3 MB/s over all 8 under
-# TCG, less on a loaded host (CI once ran out of the wait at 30 MB each):
-# it sends a third, which still outlasts a full churn round.
+# TCG, less on a loaded host (CI's debug run failed this case after 171 s
+# at 30 MB each, most likely in the transfer's wait): it sends a third,
+# which still outlasts a full churn round.
 CHURN_BYTES=30000000
 [ "${FQP_CONFIG:-}" != debug ] || CHURN_BYTES=10000000
 # shellcheck source=tests/lib-robust.sh
