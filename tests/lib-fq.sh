@@ -48,10 +48,10 @@ snap() { ip netns exec "$1" tc -s -j qdisc show dev "$2"; }
 # fqx NS DEV KEY [HANDLE]: qx for the (first, or HANDLE's) fq qdisc.
 fqx() { qx "$1" "$2" "fq${4:+/$4}" "$3"; }
 
-# fqnl NS DEV OP NAME[:u8|u16|u32]=VALUE... [-- OP NAME=VALUE...]...: send
+# fqnl NS DEV OP NAME[:u8|u16|u32|hex]=VALUE... [-- OP NAME=VALUE...]...: send
 # RTM_NEWQDISC requests (OP add|change|replace) for a root fq with exactly
 # these TCA_FQ_* attributes: tc can not send rate_enable 2, buckets_log 0 or
-# short attributes. One line per request: OK or the errno name and the
+# short attributes. ":hex" takes the payload as hex bytes (priomap, weights). One line per request: OK or the errno name and the
 # kernel's extack message, then "unchanged" or "CHANGED" according to the
 # `tc -j qdisc show` dump before and after it.
 fqnl() {
@@ -60,7 +60,8 @@ import errno, socket, struct, subprocess, sys
 ATTR = {"limit": 1, "flow_limit": 2, "quantum": 3, "initial_quantum": 4,
         "rate_enable": 5, "defrate": 6, "maxrate": 7, "buckets_log": 8,
         "refill_delay": 9, "orphan_mask": 10, "low_rate_threshold": 11,
-        "ce_threshold": 12, "timer_slack": 13, "horizon": 14, "horizon_drop": 15}
+        "ce_threshold": 12, "timer_slack": 13, "horizon": 14, "horizon_drop": 15,
+        "priomap": 16, "weights": 17}
 FMT = {"u8": "<B", "u16": "<H", "u32": "<I"}
 FLAGS = {"add": 0x600, "change": 0, "replace": 0x500}  # CREATE|EXCL, -, CREATE|REPLACE
 def attr(t, data):
@@ -79,7 +80,10 @@ for seq, (op, *args) in enumerate(reqs, 1):
         name, val = a.split("=")
         name, _, size = name.partition(":")
         size = size or ("u8" if name == "horizon_drop" else "u32")
-        opts += attr(ATTR[name], struct.pack(FMT[size], int(val, 0)))
+        if size == "hex":
+            opts += attr(ATTR[name], bytes.fromhex(val))
+        else:
+            opts += attr(ATTR[name], struct.pack(FMT[size], int(val, 0)))
     tcm = struct.pack("<BxxxiIII", 0, socket.if_nametoindex(dev), 0, 0xFFFFFFFF, 0)
     body = tcm + attr(1, b"fq\0") + attr(2, opts)
     msg = struct.pack("<IHHII", 16 + len(body), 36, 0x5 | FLAGS[op], seq, 0) + body

@@ -9,6 +9,8 @@
  *     destination port becomes its own fq flow (up to orphan_mask+1 flows)
  *     without needing thousands of file descriptors;
  *   - -C: one connected socket per port, so fq sees one flow per socket.
+ * -B sets SO_SNDBUF instead (a small buffer blocks the sender while its
+ * packets wait in the qdisc: a backlogged flow that loses nothing).
  * -P sets SO_PRIORITY on every packet, -H N sends every Nth packet with
  * SO_PRIORITY 7 (TC_PRIO_CONTROL, fq's high-priority queue), -m sets
  * SO_MAX_PACING_RATE and -T N sets SO_TXTIME so that packet i leaves no
@@ -22,7 +24,10 @@
  * Receive mode (-R) binds PORT..PORT+FLOWS-1 and prints, per class (0 =
  * normal, 1 = the -H packets), the count and one-way delay percentiles.
  * It stops after SECS, after COUNT packets, or IDLE ms without packets once
- * something arrived.
+ * something arrived. With -w SKIP,LEN (ms) it also prints, per port, the
+ * bytes that arrived in the window [first + SKIP, first + SKIP + LEN), first
+ * being the first packet's arrival: a share measured while every sender is
+ * running, whatever their start and stop times.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -60,8 +65,9 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpflows -d ADDR [-p PORT] [-n FLOWS] [-C] [-c COUNT] [-t SECS]\n"
-		"                [-r RATE] [-l LEN] [-P PRIO] [-H N] [-m RATE] [-T US]\n"
+		"                [-r RATE] [-l LEN] [-P PRIO] [-H N] [-m RATE] [-T US] [-B BYTES]\n"
 		"       udpflows -R [-6] [-p PORT] [-n FLOWS] [-c COUNT] [-t SECS] [-i IDLE_MS]\n"
+		"                [-w SKIP_MS,LEN_MS]\n"
 		"RATE in bit/s with optional k/m/g suffix; 0 = as fast as possible\n");
 	exit(2);
 }
@@ -82,9 +88,9 @@ static void setprio(int fd, int prio)
 /* One socket, with a send buffer big enough that a full qdisc never blocks
  * the sender (the cases want the qdisc, not the socket, to decide drops).
  */
-static int mksock(int family, int prio, double maxrate, int txtime)
+static int mksock(int family, int prio, double maxrate, int txtime, int sndbuf)
 {
-	int fd = socket(family, SOCK_DGRAM, 0), buf = 32 << 20;
+	int fd = socket(family, SOCK_DGRAM, 0), buf = sndbuf ? sndbuf : 32 << 20;
 
 	if (fd < 0)
 		die("socket");
@@ -110,7 +116,8 @@ static int mksock(int family, int prio, double maxrate, int txtime)
 
 static int do_send(const char *addr, int port, int nflows, int conn,
 		   unsigned long count, double secs, double rate, int len,
-		   int prio, int hp_every, double maxrate, long txtime_us)
+		   int prio, int hp_every, double maxrate, long txtime_us,
+		   int sndbuf)
 {
 	struct sockaddr_storage ss[1];
 	socklen_t sl = mkaddr(ss, addr, port);
@@ -132,7 +139,7 @@ static int do_send(const char *addr, int port, int nflows, int conn,
 		}
 	}
 	for (f = 0; f < nsock; f++) {
-		fds[f] = mksock(family, prio, maxrate, txtime_us > 0);
+		fds[f] = mksock(family, prio, maxrate, txtime_us > 0, sndbuf);
 		if (conn) {
 			mkaddr(ss, addr, port + f);
 			if (connect(fds[f], (struct sockaddr *)ss, sl))
@@ -221,16 +228,18 @@ static uint64_t pct(struct cls *c, double p)
 }
 
 static int do_recv(int v6, int port, int nflows, unsigned long count,
-		   double secs, int idle_ms)
+		   double secs, int idle_ms, long win_skip, long win_len)
 {
 	struct pollfd *pfd = calloc(nflows, sizeof(*pfd));
+	uint64_t *wbytes = calloc(nflows, sizeof(*wbytes)), first = 0;
+	unsigned long *wpkts = calloc(nflows, sizeof(*wpkts));
 	struct cls cls[2] = { { 0 } };
 	unsigned long rx = 0, bytes = 0, bad = 0;
 	uint64_t t0 = now_ns(), last = 0;
 	static char buf[65536];
 	int f, k;
 
-	if (!pfd)
+	if (!pfd || !wbytes || !wpkts)
 		die("calloc");
 	for (f = 0; f < nflows; f++) {
 		struct sockaddr_storage ss;
@@ -263,6 +272,14 @@ static int do_recv(int v6, int port, int nflows, unsigned long count,
 				last = now_ns();
 				rx++;
 				bytes += n;
+				if (!first)
+					first = last;
+				if (win_len > 0 &&
+				    last >= first + win_skip * 1000000ull &&
+				    last < first + (win_skip + win_len) * 1000000ull) {
+					wbytes[f] += n;
+					wpkts[f]++;
+				}
 				memcpy(&h, buf, sizeof(h));
 				if (n < (ssize_t)sizeof(h) || h.magic != MAGIC || h.cls > 1) {
 					bad++;
@@ -273,6 +290,9 @@ static int do_recv(int v6, int port, int nflows, unsigned long count,
 		}
 	}
 	printf("rx=%lu bytes=%lu bad=%lu\n", rx, bytes, bad);
+	for (f = 0; win_len > 0 && f < nflows; f++)
+		printf("port=%d win_bytes=%llu win_pkts=%lu\n", port + f,
+		       (unsigned long long)wbytes[f], wpkts[f]);
 	for (k = 0; k < 2; k++) {
 		struct cls *c = &cls[k];
 
@@ -290,12 +310,12 @@ int main(int argc, char **argv)
 {
 	const char *addr = NULL;
 	int port = 9000, nflows = 1, conn = 0, len = 1000, prio = 0, hp = 0;
-	int recv_mode = 0, v6 = 0, idle = 0, opt;
+	int recv_mode = 0, v6 = 0, idle = 0, sndbuf = 0, opt;
 	unsigned long count = 0;
 	double secs = 0, rate = 0, maxrate = 0;
-	long txtime = 0;
+	long txtime = 0, win_skip = 0, win_len = 0;
 
-	while ((opt = getopt(argc, argv, "d:p:n:Cc:t:r:l:P:H:m:T:R6i:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:n:Cc:t:r:l:P:H:m:T:R6i:B:w:")) != -1) {
 		switch (opt) {
 		case 'd': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -312,17 +332,24 @@ int main(int argc, char **argv)
 		case 'R': recv_mode = 1; break;
 		case '6': v6 = 1; break;
 		case 'i': idle = atoi(optarg); break;
+		case 'B': sndbuf = atoi(optarg); break;
+		case 'w':
+			if (sscanf(optarg, "%ld,%ld", &win_skip, &win_len) != 2 ||
+			    win_skip < 0 || win_len <= 0)
+				usage();
+			break;
 		default: usage();
 		}
 	}
 	if (nflows < 1 || nflows > MAXFLOWS || port < 1 || port + nflows > 65536 ||
-	    len < (int)sizeof(struct hdr) || len > 65000 || hp < 0)
+	    len < (int)sizeof(struct hdr) || len > 65000 || hp < 0 || sndbuf < 0)
 		usage();
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (recv_mode)
-		return do_recv(v6, port, nflows, count, secs, idle);
+		return do_recv(v6, port, nflows, count, secs, idle, win_skip,
+			       win_len);
 	if (!addr || (!count && secs <= 0))
 		usage();
 	return do_send(addr, port, nflows, conn, count, secs, rate, len, prio,
-		       hp, maxrate, txtime);
+		       hp, maxrate, txtime, sndbuf);
 }

@@ -1,0 +1,296 @@
+# shellcheck shell=bash
+# Upstream's bands (issue 12): skb->priority picks one of three bands through
+# a priomap (default pfifo_fast's), the bands share the link by weighted
+# round robin (default weights 589824/196608/65536 bytes per turn), each band
+# holds at most `limit` packets and counts its own drops and packets. The
+# new attributes (TCA_FQ_PRIOMAP, TCA_FQ_WEIGHTS) are set with trixie's tc
+# (tc-trixie, iproute2 6.15); bookworm's tc must keep working beside them.
+# A kernel without bands (stock 6.1) answers with a SKIP naming what it lacks.
+# shellcheck source=tests/lib-fq.sh
+. "$T/lib-fq.sh"
+CASE_TIMEOUT=120
+
+# The banded struct tc_fq_qd_stats: the 6.1 prefix (104 bytes), then
+# fastpath_packets, band_drops[3], band_pkt_count[3] and a pad.
+XSTATS_BANDS=152
+DEFAULT_PRIOMAP='1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1'
+DEFAULT_WEIGHTS='589824 196608 65536'
+
+# need_bands NS DEV: skip unless the fq on DEV reports band statistics.
+need_bands() {
+	local len
+	len=$(fqsv "$(fqs "$1" "$2")" xstats_len)
+	[ "$len" -ge "$XSTATS_BANDS" ] ||
+		skip "SKIP $FQP_KERNEL kernel's fq has no bands: no TCA_FQ_PRIOMAP/TCA_FQ_WEIGHTS, tc_fq_qd_stats of $len bytes has no band_drops/band_pkt_count"
+	command -v tc-trixie >/dev/null || fail "tc-trixie is missing from the guest image"
+}
+
+# shown NS DEV KEY: the numbers after KEY in trixie tc's text output for the
+# fq on DEV ("priomap 1 2 ...", "weights W0 W1 W2"), space separated.
+shown() {
+	ip netns exec "$1" tc-trixie qdisc show dev "$2" |
+		sed -n "s/.* $3 \([0-9 ]*[0-9]\).*/\1/p" | head -n 1
+}
+
+# le32 N...: N as little-endian 32-bit hex (two's complement when negative).
+le32() {
+	local v
+	for v in "$@"; do
+		printf '%02x%02x%02x%02x' $((v & 255)) $((v >> 8 & 255)) $((v >> 16 & 255)) $((v >> 24 & 255))
+	done
+}
+
+# priomap_hex BANDS P0..P15: a struct tc_prio_qopt for fqnl.
+priomap_hex() {
+	local b=$1 p
+	shift
+	le32 "$b"
+	for p in "$@"; do printf '%02x' "$p"; done
+}
+
+# band_topo RATE FQ-ARGS...: snd's veth0 behind htb at RATE, fq (10:) as the
+# leaf, set by trixie's tc; a quiet link so only the case's packets count.
+band_topo() {
+	local rate=$1
+	shift
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root handle 1: htb default 1
+	sn tc class add dev veth0 parent 1: classid 1:1 htb rate "$rate" burst 20k cburst 20k
+	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq
+	need_bands snd veth0
+	[ $# = 0 ] || sn tc-trixie qdisc change dev veth0 parent 1:1 handle 10: fq "$@"
+}
+
+# shares WEIGHTS...: three UDP senders, one per band (SO_PRIORITY 6, 0 and 1:
+# bands 0, 1 and 2 under the default priomap), each with a 2 MB send buffer
+# that blocks it while its packets wait (a backlogged band loses nothing),
+# behind a 20 Mbit/s htb. The receiver counts each port's bytes in a window
+# from 2 s to 10 s after the first arrival, when all three run. Each band's
+# share must be its weight's share within 10 %. A WRR round at the default
+# weights is 852 KB, 0.34 s of the link: the window holds ~23 rounds, so a
+# partial round moves band 2's share by at most 1/23 (4.3 %).
+shares() {
+	local w=("$@") sum=$(($1 + $2 + $3)) b got=() total=0 prio=(6 0 1) p pids=() s rpid
+	rn udpflows -R -p 9000 -n 3 -t 16 -i 1500 -w 2000,8000 >"$R/data/bands-rx.txt" &
+	rpid=$!
+	wait_listen rcv udp 9002
+	for b in 0 1 2; do
+		sn udpflows -d "$RCV_IP" -p $((9000 + b)) -C -t 12 -l 1400 -P "${prio[$b]}" -B 2097152 \
+			>"$R/data/bands-tx$b.txt" &
+		pids+=("$!")
+	done
+	sleep 6
+	s=$(fqs snd veth0 10:)
+	say "mid-run: $(grep -E '^band_|^qlen' <<<"$s" | tr '\n' ' ')"
+	for b in 0 1 2; do
+		[ "$(fqsv "$s" "band_pkt_count_$b")" -gt 0 ] || fail "band $b was not backlogged mid-run"
+	done
+	for p in "${pids[@]}"; do wait "$p" || fail "a sender failed"; done
+	wait "$rpid" || fail "the receiver failed"
+	cat "$R/data/bands-rx.txt"
+	for b in 0 1 2; do
+		got[b]=$(sed -n "s/^port=$((9000 + b)) win_bytes=\([0-9]*\).*/\1/p" "$R/data/bands-rx.txt")
+		total=$((total + got[b]))
+	done
+	[ "$total" -gt 0 ] || fail "nothing arrived in the window"
+	for b in 0 1 2; do
+		say "band $b: weight ${w[$b]} want $(awk -v a="${w[$b]}" -v s="$sum" 'BEGIN { printf "%.4f", a / s }')" \
+			"got $(awk -v a="${got[$b]}" -v s="$total" 'BEGIN { printf "%.4f", a / s }') (${got[$b]} of $total bytes)"
+		acmp "${got[$b]} / $total >= 0.9 * ${w[$b]} / $sum && ${got[$b]} / $total <= 1.1 * ${w[$b]} / $sum" ||
+			fail "band $b got ${got[$b]} of $total bytes, want ${w[$b]}/$sum of them within 10 %"
+	done
+}
+
+t_weights_default() {
+	band_topo 20mbit
+	[ "$(shown snd veth0 weights)" = "$DEFAULT_WEIGHTS" ] ||
+		fail "default weights shown as '$(shown snd veth0 weights)'"
+	# shellcheck disable=SC2086 # three numbers
+	shares $DEFAULT_WEIGHTS
+}
+
+t_weights_other() {
+	# 1:2:3 and small: many rounds in the window, the low band the heaviest.
+	band_topo 20mbit weights 32768 65536 98304
+	[ "$(shown snd veth0 weights)" = "32768 65536 98304" ] ||
+		fail "weights shown as '$(shown snd veth0 weights)'"
+	shares 32768 65536 98304
+}
+
+# A band at its limit drops in that band only. Four flows of a flood at
+# SO_PRIORITY 1 (band 2) overrun a 2 Mbit/s link while 40 datagrams at
+# SO_PRIORITY 0 (band 1), 16 per second, must all arrive.
+t_band_limit() {
+	band_topo 2mbit limit 100 flow_limit 1000
+	rn udpflows -R -p 9100 -t 12 -i 2000 >"$R/data/bands-limit-rx.txt" &
+	rpid=$!
+	wait_listen rcv udp 9100
+	sn udpflows -d "$RCV_IP" -p 9200 -n 4 -t 4 -l 1000 -P 1 >"$R/data/bands-limit-flood.txt" &
+	fpid=$!
+	sleep 0.5
+	sn udpflows -d "$RCV_IP" -p 9100 -C -c 40 -r 200k -l 1400 -P 0 >"$R/data/bands-limit-tx.txt" ||
+		fail "band 1 sender failed"
+	s=$(fqs snd veth0 10:)
+	wait "$fpid" || fail "the flood failed"
+	wait "$rpid" || true
+	say "$(cat "$R/data/bands-limit-flood.txt" "$R/data/bands-limit-tx.txt" "$R/data/bands-limit-rx.txt")"
+	say "$(grep -E '^(band_|qlen|drops|flows_plimit)' <<<"$s" | tr '\n' ' ')"
+	[ "$(fqsv "$s" band_drops_2)" -gt 0 ] || fail "the flood overran band 2 without a band 2 drop"
+	[ "$(fqsv "$s" band_drops_1)" = 0 ] || fail "band 1 dropped $(fqsv "$s" band_drops_1) packets"
+	[ "$(fqsv "$s" band_drops_0)" = 0 ] || fail "band 0 dropped $(fqsv "$s" band_drops_0) packets"
+	[ "$(fqsv "$s" flows_plimit)" = 0 ] || fail "flow_limit dropped, not the band limit"
+	[ "$(fqsv "$s" band_pkt_count_2)" -le 100 ] || fail "band 2 holds $(fqsv "$s" band_pkt_count_2) > limit 100"
+	local rx
+	rx=$(sed -n 's/^rx=\([0-9]*\).*/\1/p' "$R/data/bands-limit-rx.txt")
+	[ "$rx" = 40 ] || fail "band 1 delivered $rx of 40 datagrams"
+}
+
+# priomap through add and change, with both tools: trixie's tc sets and
+# shows it, bookworm's tc changes other options and must leave it alone
+# (it sends no TCA_FQ_PRIOMAP), and still prints the 6.1 fields.
+t_priomap_roundtrip() {
+	local m1='2 2 2 2 2 2 0 0 1 1 1 1 1 1 1 0' m2='0 1 2 0 1 2 0 1 2 0 1 2 0 1 2 0' out
+	topo
+	sn tc qdisc add dev veth0 root fq
+	need_bands snd veth0
+	[ "$(shown snd veth0 priomap)" = "$DEFAULT_PRIOMAP" ] || fail "default priomap shown as '$(shown snd veth0 priomap)'"
+	sn tc qdisc del dev veth0 root
+	# shellcheck disable=SC2086 # sixteen numbers
+	sn tc-trixie qdisc add dev veth0 root fq bands 3 priomap $m1 weights 16384 32768 49152
+	[ "$(shown snd veth0 priomap)" = "$m1" ] || fail "after add: priomap '$(shown snd veth0 priomap)', want '$m1'"
+	sn tc qdisc change dev veth0 root fq limit 777 quantum 4000
+	[ "$(shown snd veth0 priomap)" = "$m1" ] || fail "bookworm's change lost the priomap: '$(shown snd veth0 priomap)'"
+	[ "$(shown snd veth0 weights)" = "16384 32768 49152" ] || fail "bookworm's change lost the weights: '$(shown snd veth0 weights)'"
+	# shellcheck disable=SC2086
+	sn tc-trixie qdisc change dev veth0 root fq bands 3 priomap $m2
+	[ "$(shown snd veth0 priomap)" = "$m2" ] || fail "after change: priomap '$(shown snd veth0 priomap)', want '$m2'"
+	out=$(sn tc -s qdisc show dev veth0)
+	say "bookworm tc: $out"
+	say "trixie tc: $(sn tc-trixie -s qdisc show dev veth0)"
+	grep -q 'limit 777p flow_limit 100p buckets 1024' <<<"$out" || fail "bookworm's tc does not show the 6.1 options"
+	grep -q 'quantum 4000b' <<<"$out" || fail "bookworm's tc does not show quantum 4000b"
+	grep -qE 'flows [0-9]+ \(inactive [0-9]+ throttled [0-9]+\)' <<<"$out" || fail "bookworm's tc does not show the 6.1 statistics"
+}
+
+# Cilium's bandwidth manager sets SO_PRIORITY 6, 0 and 1 for its three QoS
+# classes: bands 0, 1 and 2 under the default priomap. maxrate 1kbit holds
+# all but each flow's first datagram in the qdisc (the next one waits the
+# 1 s cap), where band_pkt_count shows which band took them.
+t_cilium_mapping() {
+	local b n=(10 20 30) prio=(6 0 1) c
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root fq maxrate 1kbit
+	need_bands snd veth0
+	for b in 0 1 2; do
+		sn udpflows -d "$RCV_IP" -p $((9300 + b)) -C -c "${n[$b]}" -l 200 -P "${prio[$b]}" >/dev/null ||
+			fail "sender with priority ${prio[$b]} failed"
+	done
+	s=$(fqs snd veth0)
+	say "$(grep -E '^(band_|qlen)' <<<"$s" | tr '\n' ' ')"
+	for b in 0 1 2; do
+		c=$(fqsv "$s" "band_pkt_count_$b")
+		[ "$c" -ge $((n[b] - 3)) ] && [ "$c" -lt "${n[$b]}" ] ||
+			fail "band $b holds $c packets; SO_PRIORITY ${prio[$b]} sent ${n[$b]}, all but 1-3 should wait"
+	done
+	[ "$(fqsv "$s" qlen)" = $(($(fqsv "$s" band_pkt_count_0) + $(fqsv "$s" band_pkt_count_1) + $(fqsv "$s" band_pkt_count_2))) ] ||
+		fail "qlen is not the sum of the band counts"
+}
+
+# One TCP flow of 64 KB GSO packets in band 2 whose weight (16384) is a
+# quarter of a packet: upstream's first bands could return no packet while
+# one was due (the band's credit took more than one round to turn
+# positive), and a lone flow stalled until the next enqueue. maxrate keeps
+# the flow in the flow table (no fast path). Band 2 must move as much as
+# band 1 does with the same setup, within 30 %.
+t_gso_small_weight() {
+	local tos rate b1 b2 d
+	topo
+	sn tc qdisc add dev veth0 root fq
+	need_bands snd veth0
+	sn tc-trixie qdisc replace dev veth0 root fq maxrate 40mbit weights 589824 196608 16384
+	for tos in 0x00 0x08; do
+		iperf_srv 5201 "$R/data/bands-gso-$tos.json"
+		d=$R/data/bands-gso-$tos.pcap
+		sn tcpdump -i veth0 -n -s 128 -c 400 -w "$d" 'tcp dst port 5201' 2>/dev/null &
+		cpid=$!
+		sleep 0.5
+		sn iperf3 -c "$RCV_IP" -S "$tos" -t 4 >/dev/null || fail "iperf3 with TOS $tos failed"
+		kill -INT "$cpid" 2>/dev/null || true
+		wait "$cpid" || true
+		wait || true
+		rate=$(srv_rate "$R/data/bands-gso-$tos.json" 1)
+		say "TOS $tos: ${rate%.*} bit/s; $(pcapstat "$d" | grep -E '^(len_max|len_bytes_median)=' | tr '\n' ' ')"
+		if [ "$tos" = 0x00 ]; then b1=${rate%.*}; else b2=${rate%.*}; fi
+	done
+	s=$(fqs snd veth0)
+	say "$(grep -E '^(band_|fastpath)' <<<"$s" | tr '\n' ' ')"
+	[ "$(pcapstat "$R/data/bands-gso-0x08.pcap" | sed -n 's/^len_max=//p')" -gt 16384 ] ||
+		fail "band 2's packets were not larger than its weight: nothing was tested"
+	acmp "$b2 >= 0.7 * $b1" || fail "band 2 (weight 16384) moved $b2 bit/s, band 1 $b1: band 2 stalls"
+}
+
+# reset (link down) clears the band counts: otherwise the packets it freed
+# would still count against the band's limit and the band would refuse
+# traffic after it (upstream's later fix).
+t_reset_clears_band_counters() {
+	local s
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root fq maxrate 1kbit limit 30
+	need_bands snd veth0
+	sn udpflows -d "$RCV_IP" -p 9400 -C -c 25 -l 200 >/dev/null || fail "sender failed"
+	s=$(fqs snd veth0)
+	[ "$(fqsv "$s" band_pkt_count_1)" -ge 20 ] || fail "band 1 holds only $(fqsv "$s" band_pkt_count_1) before the reset"
+	sn ip link set veth0 down
+	s=$(fqs snd veth0)
+	say "after link down: $(grep -E '^(band_|qlen)' <<<"$s" | tr '\n' ' ')"
+	for b in 0 1 2; do
+		[ "$(fqsv "$s" "band_pkt_count_$b")" = 0 ] || fail "reset left band_pkt_count_$b at $(fqsv "$s" "band_pkt_count_$b")"
+	done
+	sn ip link set veth0 up
+	quiet_link
+	sn udpflows -d "$RCV_IP" -p 9401 -C -c 25 -l 200 >/dev/null || fail "sender failed after link up"
+	s=$(fqs snd veth0)
+	say "after link up: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
+	[ "$(fqsv "$s" band_drops_1)" = 0 ] || fail "band 1 dropped $(fqsv "$s" band_drops_1) after the reset: stale count"
+	[ "$(fqsv "$s" band_pkt_count_1)" -ge 20 ] || fail "band 1 holds only $(fqsv "$s" band_pkt_count_1) after link up"
+}
+
+# Bad priomap and weights are refused with an extack message, atomically:
+# valid attributes in the same message are not applied either.
+t_bad_input_atomic() {
+	local good bad3 short out l i
+	ip netns add a
+	ip -n a link add dum0 type dummy
+	ip -n a link set dum0 up
+	ip netns exec a tc qdisc add dev dum0 root fq
+	need_bands a dum0
+	good=$(priomap_hex 3 2 2 2 2 2 2 0 0 1 1 1 1 1 1 1 1)
+	bad3=$(priomap_hex 3 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 3)
+	short=${good:0:38}
+	out=$(fqnl a dum0 \
+		change "priomap:hex=$(priomap_hex 2 1 2 2 2 1 2 0 0 1 1 1 1 1 1 1 1)" -- \
+		change "priomap:hex=$bad3" -- \
+		change "priomap:hex=$short" -- \
+		change "weights:hex=$(le32 16383 196608 65536)" -- \
+		change "weights:hex=$(le32 589824 -1 65536)" -- \
+		change "weights:hex=$(le32 589824 196608)" -- \
+		change limit=1234 "priomap:hex=$good" "weights:hex=$(le32 589824 196608 100)" -- \
+		change quantum=0 "priomap:hex=$good" -- \
+		change "priomap:hex=$good" "weights:hex=$(le32 65536 65536 65536)")
+	say "$out"
+	mapfile -t l <<<"$out"
+	[ "${#l[@]}" = 9 ] || fail "fqnl answered ${#l[@]} of 9 requests"
+	for i in 0 1 3 4 6 7; do
+		[[ ${l[$i]} == *": EINVAL ("*") unchanged" ]] || fail "request $((i + 1)) not refused with EINVAL and a message, or changed the qdisc: ${l[$i]}"
+	done
+	for i in 2 5; do
+		[[ ${l[$i]} == *": ERANGE"*" unchanged" ]] || fail "request $((i + 1)) (short attribute) not refused with ERANGE: ${l[$i]}"
+	done
+	[[ ${l[8]} == *": OK CHANGED" ]] || fail "the valid request was not applied: ${l[8]}"
+	[ "$(shown a dum0 priomap)" = '2 2 2 2 2 2 0 0 1 1 1 1 1 1 1 1' ] || fail "priomap after the valid request: '$(shown a dum0 priomap)'"
+	[ "$(shown a dum0 weights)" = '65536 65536 65536' ] || fail "weights after the valid request: '$(shown a dum0 weights)'"
+	[ "$(fqx a dum0 limit)" = 10000 ] || fail "the refused message applied limit 1234"
+}
