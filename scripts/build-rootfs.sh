@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Build the guest's root filesystem: debootstrap minbase bookworm plus the
 # packages in rootfs/packages and the files in rootfs/, packed into an ext4
-# image with mke2fs -d (no loop mount). The image is cached by a hash of
-# its inputs, and a half-made image is never reused.
+# image with mke2fs -d (no loop mount). Beside it, in /opt/trixie, a minbase
+# trixie with its iproute2: the guest's tc-trixie runs that tc, which knows
+# fq's newer attributes (bands, priomap, weights) that bookworm's does not.
+# The image is cached by a hash of its inputs, and a half-made image is
+# never reused.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -49,13 +52,31 @@ unmount_under() {
 unmount_under "$dir"
 rm -rf "$dir" "$img.tmp"
 trap 'unmount_under "$dir"' EXIT
-run_logged "$FQP_CACHE/logs/debootstrap.log" "debootstrap bookworm (minbase + $pkgs)" \
-	debootstrap --variant=minbase --include="$pkgs" bookworm "$dir" "$mirror"
+# bootstrap SUITE TARGET PACKAGES: minbase SUITE plus PACKAGES (comma
+# separated) into TARGET, from this machine's mirror.
+bootstrap() {
+	run_logged "$FQP_CACHE/logs/debootstrap-$1.log" "debootstrap $1 (minbase + $3)" \
+		debootstrap --variant=minbase --include="$3" "$1" "$2" "$mirror"
+}
+# trim TREE: what the guest never reads. Docs, man pages and message
+# catalogs (the guest runs in C.UTF-8), apt's package lists and caches (a
+# guest without network runs no apt).
+trim() {
+	rm -rf "$1"/usr/share/doc/* "$1"/usr/share/man/* "$1"/usr/share/info/* \
+		"$1"/usr/share/locale/* "$1"/var/lib/apt/lists/* "$1"/var/cache/apt/*
+}
+bootstrap bookworm "$dir" "$pkgs"
+# trixie in /opt/trixie, for rootfs/tc-trixie only: nothing else in the
+# guest runs it or puts it in PATH. Its own loader and libraries are
+# separate from bookworm's (merged /usr, lib64/ld-linux-x86-64.so.2).
+bootstrap trixie "$dir/opt/trixie" iproute2
+trim "$dir/opt/trixie"
+trim "$dir"
 
 install -m 0755 "$FQP_ROOT/rootfs/init" "$dir/sbin/fqp-init"
+install -m 0755 "$FQP_ROOT/rootfs/tc-trixie" "$dir/usr/local/sbin/tc-trixie"
 echo fqp-guest >"$dir/etc/hostname"
 printf '/dev/vda / ext4 rw 0 1\n' >"$dir/etc/fstab"
-rm -rf "$dir"/var/cache/apt/archives/*.deb "$dir"/var/lib/apt/lists/*
 
 size_mb=$(($(du -sm "$dir" | cut -f1) + 400))
 run_logged "$FQP_CACHE/logs/mke2fs.log" "packing ${size_mb} MiB ext4 image" \

@@ -8,7 +8,7 @@
 [ $# = 0 ] || { echo "usage: $0" >&2; exit 2; }
 ensure_packages shellcheck python3
 cd "$FQP_ROOT"
-mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init | sort -u)
+mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
 echo "TAP version 13"
 echo "1..$((${#shells[@]} + ${#pys[@]}))"
