@@ -51,12 +51,14 @@ fqx() { qx "$1" "$2" "fq${4:+/$4}" "$3"; }
 # fqnl NS DEV OP NAME[:u8|u16|u32|hex]=VALUE... [-- OP NAME=VALUE...]...: send
 # RTM_NEWQDISC requests (OP add|change|replace) for a root fq with exactly
 # these TCA_FQ_* attributes: tc can not send rate_enable 2, buckets_log 0 or
-# short attributes. ":hex" takes the payload as hex bytes (priomap, weights). One line per request: OK or the errno name and the
+# short attributes. ":hex" takes the payload as hex bytes (priomap, weights).
+# The dump is trixie's tc's where the image has it (tc-trixie), so that a
+# change of priomap or weights counts too. One line per request: OK or the errno name and the
 # kernel's extack message, then "unchanged" or "CHANGED" according to the
 # `tc -j qdisc show` dump before and after it.
 fqnl() {
 	ip netns exec "$1" python3 -c '
-import errno, socket, struct, subprocess, sys
+import errno, shutil, socket, struct, subprocess, sys
 ATTR = {"limit": 1, "flow_limit": 2, "quantum": 3, "initial_quantum": 4,
         "rate_enable": 5, "defrate": 6, "maxrate": 7, "buckets_log": 8,
         "refill_delay": 9, "orphan_mask": 10, "low_rate_threshold": 11,
@@ -66,8 +68,10 @@ FMT = {"u8": "<B", "u16": "<H", "u32": "<I"}
 FLAGS = {"add": 0x600, "change": 0, "replace": 0x500}  # CREATE|EXCL, -, CREATE|REPLACE
 def attr(t, data):
     return struct.pack("<HH", 4 + len(data), t) + data + b"\0" * (-len(data) % 4)
+# tc-trixie, where the image has it, also dumps priomap and weights.
+TC = shutil.which("tc-trixie") or "tc"
 def dump():
-    return subprocess.run(["tc", "-j", "qdisc", "show", "dev", dev], capture_output=True).stdout
+    return subprocess.run([TC, "-j", "qdisc", "show", "dev", dev], capture_output=True).stdout
 dev, reqs = sys.argv[1], [[]]
 for a in sys.argv[2:]:
     if a == "--": reqs.append([])

@@ -63,9 +63,10 @@ band_topo() {
 }
 
 # shares WEIGHTS...: three UDP senders, one per band (SO_PRIORITY 6, 0 and 1:
-# bands 0, 1 and 2 under the default priomap), each with a 2 MB send buffer
-# that blocks it while its packets wait (a backlogged band loses nothing),
-# behind a 20 Mbit/s htb. The receiver counts each port's bytes in a window
+# bands 0, 1 and 2 under the default priomap), each offering far more than
+# the link from a 2 MB send buffer (it never waits long for room), behind
+# a 20 Mbit/s htb: fq's flow_limit (100) drops the excess, and every band
+# stays backlogged with ~100 packets. The receiver counts each port's bytes in a window
 # from 2 s to 10 s after the first arrival, when all three run. Each band's
 # share must be its weight's share within 10 %. A WRR round at the default
 # weights is 852 KB, 0.34 s of the link: the window holds ~23 rounds, so a
@@ -213,7 +214,9 @@ t_gso_small_weight() {
 	for tos in 0x00 0x08; do
 		iperf_srv 5201 "$R/data/bands-gso-$tos.json"
 		d=$R/data/bands-gso-$tos.pcap
-		sn tcpdump -i veth0 -n -s 128 -c 400 -w "$d" 'tcp dst port 5201' 2>/dev/null &
+		# Not through sn: a function in the background is a subshell, and
+		# the INT below must reach tcpdump itself.
+		ip netns exec snd tcpdump -i veth0 -n -s 128 -c 400 -w "$d" 'tcp dst port 5201' 2>/dev/null &
 		cpid=$!
 		sleep 0.5
 		sn iperf3 -c "$RCV_IP" -S "$tos" -t 4 >/dev/null || fail "iperf3 with TOS $tos failed"
