@@ -17,13 +17,17 @@ t_rr_response_spread() {
 	gap_fq=$(kv "$d/fq-snd.stat" gap_median_us)
 	say "sender: largest 1 ms burst pfifo $burst_pfifo B, fq $burst_fq B; median gap between GSO packets pfifo $gap_pfifo us, fq $gap_fq us"
 	# pfifo hands the response's GSO packets out back to back; fq spaces
-	# them at the pacing rate. The median gap is the stable signal under
-	# TCG (pfifo 63-85 us, fq 832-938 us, loaded or not); the largest 1 ms
-	# burst is reported only: fq's late timers make it catch up in bursts
-	# (49-124 KB against pfifo's 117-200 KB). The precondition asks pfifo
-	# for one full 64 KB TSO packet's worth within a millisecond: a slow
-	# TCG run once gave it 75 KB (median gap 232 us), unpaced all the same.
-	[ "$burst_pfifo" -ge 65536 ] || fail "pfifo burst only $burst_pfifo B: the setup did not produce the unpaced burst"
-	[ "$gap_fq" -ge 400 ] && [ "$gap_fq" -ge $((gap_pfifo * 2)) ] ||
-		fail "fq did not space the response: median gap $gap_fq us vs $gap_pfifo us with pfifo"
+	# them at the pacing rate. TSO autosizing makes each GSO packet about
+	# 1 ms of data at that rate, so fq's median gap is ~1 ms whatever the
+	# host's speed (832-1108 us measured, 874 us on a host loaded by two
+	# builds); pfifo's is the sender's CPU time per GSO packet, which
+	# under TCG is 63-85 us on an idle host and reached 354 us on that
+	# loaded one. The largest 1 ms burst is reported only: it measures
+	# the host (pfifo's fell from 200 KB to 75 KB as the host slowed; a
+	# 64 KB precondition on it is the likeliest cause of a CI failure
+	# that kept no log), and fq's late timers make it catch up in bursts.
+	[ "$gap_fq" -ge 500 ] ||
+		fail "fq did not space the response: median gap $gap_fq us, want >= 500 us (~1 ms per GSO packet)"
+	[ $((gap_fq * 2)) -ge $((gap_pfifo * 3)) ] ||
+		fail "fq's median gap $gap_fq us is not 1.5 x pfifo's $gap_pfifo us: the host was too slow for pfifo to burst"
 }
