@@ -32,7 +32,7 @@ done
 # the cases that assert rates, delays and the 3 s gc age cannot hold there
 # (the sender cannot make its flows within the window), and say nothing
 # about memory safety. The debug run keeps every other case.
-TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$'
+TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$'
 # Cases that check answers, not memory: the host's pcap tool, the tree's
 # tdc (4 of the debug run's 40 minutes), the option dumps and defaults, the
 # refused values of 90-fq-known-bugs (85's fuzzers send them and more) and
