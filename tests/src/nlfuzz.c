@@ -24,6 +24,13 @@
  *             others applied (all but buckets_log);
  *   patched = our series: a rejected message changes nothing, and a bad
  *             value comes with an extack message.
+ * Our series also has upstream's bands (issue 12): TCA_FQ_PRIOMAP and
+ * TCA_FQ_WEIGHTS, exact-length binary attributes (-ERANGE otherwise) with
+ * value checks in fq_change() (-EINVAL), always dumped. Stock 6.1 has no
+ * such types: it skips them like any type above its TCA_FQ_MAX and dumps
+ * neither. That makes a second declared difference: a message carrying
+ * them gets another answer (a bad one, or a u32 of type 16) or another
+ * read-back (a valid one).
  * `nlfuzz --print-contract` prints the expected answer of every message for
  * both kernels without touching any kernel (tests/README.md is built from it).
  *
@@ -55,6 +62,25 @@
 
 /* sizeof(struct tc_fq_qd_stats) in 6.1: up to and with horizon_caps. */
 #define XSTATS_61 ((int)(offsetof(struct tc_fq_qd_stats, horizon_caps) + sizeof(__u64)))
+/* Ours appends fastpath_packets (u64), band_drops[3] (u64),
+ * band_pkt_count[3] (u32) and a u32 pad, at upstream's offsets.
+ */
+#define XSTATS_BANDS (XSTATS_61 + 8 + 3 * 8 + 3 * 4 + 4)
+
+/* 6.1's last attribute. Bookworm's headers end there (TCA_FQ_MAX), newer
+ * ones do not: the 6.1 scalars are indexed up to this, whatever TCA_FQ_MAX.
+ */
+#define FQ_LAST61 TCA_FQ_HORIZON_DROP
+
+/* Upstream's bands (6.7), which our series has. Bookworm's linux-libc-dev
+ * 6.1 does not define them: numbered here as upstream does.
+ */
+#define FQ_PRIOMAP 16		/* TCA_FQ_PRIOMAP: struct tc_prio_qopt */
+#define FQ_WEIGHTS 17		/* TCA_FQ_WEIGHTS: s32[FQ_BANDS] */
+#define FQ_BANDS 3
+#define FQ_MIN_WEIGHT 16384
+#define PRIOMAP_LEN ((int)sizeof(struct tc_prio_qopt))	/* 20 */
+#define WEIGHTS_LEN (FQ_BANDS * 4)			/* 12 */
 
 /* Parent vs fq qlen, read by two requests under load: see limit_step(). */
 #define QLEN_SLACK 32
@@ -66,7 +92,7 @@
 #define NETLINK_CAP_ACK 10
 #endif
 
-#define NFQ (TCA_FQ_MAX + 1)
+#define NFQ (FQ_LAST61 + 1)
 #define U32MAX 0xffffffffu
 #define QMAX (1u << 20)
 
@@ -115,6 +141,48 @@ static bool strict(int t)
 	return t >= TCA_FQ_TIMER_SLACK;
 }
 
+/* Our series' bands: not scalars, so kept beside the rules[] values. */
+struct bands {
+	struct tc_prio_qopt map;	/* TCA_FQ_PRIOMAP */
+	int32_t w[FQ_BANDS];		/* TCA_FQ_WEIGHTS */
+};
+
+/* The defaults, upstream's and ours: pfifo_fast's sch_default_prio2band
+ * and weights 9, 3 and 1 << 16.
+ */
+static const struct bands bands_doc = {
+	.map = { FQ_BANDS, { 1, 2, 2, 2, 1, 2, 0, 0, 1, 1, 1, 1, 1, 1, 1, 1 } },
+	.w = { 589824, 196608, 65536 },
+};
+
+static bool bands_eq(const struct bands *a, const struct bands *b)
+{
+	return a->map.bands == b->map.bands &&
+	       !memcmp(a->map.priomap, b->map.priomap, sizeof(a->map.priomap)) &&
+	       !memcmp(a->w, b->w, sizeof(a->w));
+}
+
+/* "priomap=1 2 2 ...,weights=589824 196608 65536" (what differs from def),
+ * appended to buf after a comma when buf is not empty.
+ */
+static void bands_fmt(char *buf, size_t n, const struct bands *b, const struct bands *def)
+{
+	size_t l = strlen(buf);
+	int i;
+
+	if (b->map.bands != def->map.bands ||
+	    memcmp(b->map.priomap, def->map.priomap, sizeof(b->map.priomap))) {
+		l += snprintf(buf + l, n - l, "%spriomap=", l ? "," : "");
+		if (l < n && b->map.bands != FQ_BANDS)
+			l += snprintf(buf + l, n - l, "bands %d:", b->map.bands);
+		for (i = 0; i <= TC_PRIO_MAX && l < n; i++)
+			l += snprintf(buf + l, n - l, "%s%u", i ? " " : "", b->map.priomap[i]);
+	}
+	if (l < n && memcmp(b->w, def->w, sizeof(b->w)))
+		snprintf(buf + l, n - l, "%sweights=%d %d %d", l ? "," : "",
+			 b->w[0], b->w[1], b->w[2]);
+}
+
 /* ---- read-back state ---- */
 
 struct fqstate {
@@ -125,6 +193,9 @@ struct fqstate {
 	int len[NFQ];
 	uint32_t v[NFQ];
 	int unknown_opts;	/* attributes fq_dump() has no business sending */
+	bool has_map, has_w;	/* TCA_FQ_PRIOMAP, TCA_FQ_WEIGHTS dumped */
+	int map_len, w_len;
+	struct bands b;
 	bool has_queue, has_app;
 	struct gnet_stats_queue q;
 	uint64_t packets;
@@ -226,7 +297,7 @@ static void add_value_cases(void)
 {
 	int t;
 
-	for (t = 1; t <= TCA_FQ_MAX; t++) {
+	for (t = 1; t <= FQ_LAST61; t++) {
 		const struct rule *r = &rules[t];
 		uint32_t vals[32];
 		const char *lbl[32];
@@ -287,7 +358,7 @@ static void add_length_cases(void)
 	static const int u32lens[] = { 0, 2, 8 }, u8lens[] = { 0, 2, 4 };
 	int t, i;
 
-	for (t = 1; t <= TCA_FQ_MAX; t++) {
+	for (t = 1; t <= FQ_LAST61; t++) {
 		const struct rule *r = &rules[t];
 		const int *lens = r->len == 1 ? u8lens : u32lens;
 
@@ -328,6 +399,8 @@ static void add_garbage_cases(void)
 		put_u32(c, unknown[i], 1);
 		adddesc(c, "attribute type %u (nla_type %u) with a u32", unknown[i],
 			unknown[i] & NLA_TYPE_MASK);
+		if (unknown[i] == FQ_PRIOMAP)
+			adddesc(c, " (our series: a 4-byte priomap)");
 	}
 	c = newcase("no_options");
 	c->no_opts = true;
@@ -420,7 +493,7 @@ static void add_garbage_cases(void)
 			c->opt[j] = rnd();
 		if (i & 1) {
 			struct nlattr na = { .nla_len = 4 + rnd() % 8,
-					     .nla_type = 1 + rnd() % TCA_FQ_MAX };
+					     .nla_type = 1 + rnd() % FQ_LAST61 };
 			memcpy(c->opt, &na, sizeof(na));
 		}
 		c->optlen = n;
@@ -488,20 +561,130 @@ static void add_mixed_cases(void)
 	adddesc(c, "quantum twice, 3000 then 0");
 
 	c = newcase("all_probes");
-	for (t = 1; t <= TCA_FQ_MAX; t++)
+	for (t = 1; t <= FQ_LAST61; t++)
 		put_val(c, t, P(t));
-	adddesc(c, "every attribute at a valid non-default value");
+	adddesc(c, "every 6.1 attribute at a valid non-default value");
 
 	c = newcase("all_probes+buckets_log=0");
-	for (t = 1; t <= TCA_FQ_MAX; t++)
+	for (t = 1; t <= FQ_LAST61; t++)
 		put_val(c, t, t == TCA_FQ_BUCKETS_LOG ? 0 : P(t));
-	adddesc(c, "every attribute valid except buckets_log 0");
+	adddesc(c, "every 6.1 attribute valid except buckets_log 0");
 
 	c = newcase("all_probes+quantum=0");
-	for (t = 1; t <= TCA_FQ_MAX; t++)
+	for (t = 1; t <= FQ_LAST61; t++)
 		put_val(c, t, t == TCA_FQ_QUANTUM ? 0 : P(t));
-	adddesc(c, "every attribute valid except quantum 0");
+	adddesc(c, "every 6.1 attribute valid except quantum 0");
 #undef P
+}
+
+/* A priomap or weights payload of `len` bytes: the struct, cut short or
+ * followed by zeroes.
+ */
+static void put_map(struct tcase *c, const struct tc_prio_qopt *m, int len)
+{
+	uint8_t p[PRIOMAP_LEN + 8] = { 0 };
+
+	memcpy(p, m, PRIOMAP_LEN);
+	put_raw(c, FQ_PRIOMAP, p, len, -1);
+}
+
+static void put_weights(struct tcase *c, const int32_t *w, int len)
+{
+	uint8_t p[WEIGHTS_LEN + 8] = { 0 };
+
+	memcpy(p, w, WEIGHTS_LEN);
+	put_raw(c, FQ_WEIGHTS, p, len, -1);
+}
+
+/* Our series' bands (issue 12): bad priomaps, bad weights and wrong lengths
+ * are rejected as a whole, alone or beside valid 6.1 attributes. Stock 6.1
+ * skips both types (above its TCA_FQ_MAX): these rows are where it differs.
+ */
+static void add_band_cases(void)
+{
+	/* valid and unlike the defaults: band i % 3, weights reversed */
+	static const struct bands good = {
+		.map = { FQ_BANDS, { 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0 } },
+		.w = { 65536, 131072, 262144 },
+	};
+	static const int32_t badw[] = { FQ_MIN_WEIGHT - 1, 0, -1 };
+	static const int badbands[] = { 2, 4 };
+	static const uint8_t badprio[] = { 3, 255 };
+	struct tc_prio_qopt m;
+	struct tcase *c;
+	int32_t w[FQ_BANDS];
+	char id[96];
+	int i, j;
+
+	for (i = 0; i < 2; i++) {
+		snprintf(id, sizeof(id), "priomap:bands=%d", badbands[i]);
+		c = newcase(id);
+		m = bands_doc.map;
+		m.bands = badbands[i];
+		put_map(c, &m, PRIOMAP_LEN);
+		adddesc(c, "priomap with bands %d (the default map)", badbands[i]);
+	}
+	/* a bad band first and last: the whole map is checked */
+	for (i = 0; i < 2; i++)
+		for (j = 0; j <= TC_PRIO_MAX; j += TC_PRIO_MAX) {
+			snprintf(id, sizeof(id), "priomap:map[%d]=%u", j, badprio[i]);
+			c = newcase(id);
+			m = bands_doc.map;
+			m.priomap[j] = badprio[i];
+			put_map(c, &m, PRIOMAP_LEN);
+			adddesc(c, "default priomap with priority %d in band %u", j, badprio[i]);
+		}
+	for (i = PRIOMAP_LEN - 1; i <= PRIOMAP_LEN + 1; i += 2) {
+		snprintf(id, sizeof(id), "priomap/len%d", i);
+		c = newcase(id);
+		put_map(c, &good.map, i);
+		adddesc(c, "a valid priomap in a payload of %d bytes", i);
+	}
+	c = newcase("nested:priomap|F_NESTED");
+	m = good.map;
+	put_raw(c, FQ_PRIOMAP | NLA_F_NESTED, &m, PRIOMAP_LEN, -1);
+	adddesc(c, "a valid priomap with NLA_F_NESTED set");
+
+	/* each bad weight in each band, the other two at their defaults */
+	for (i = 0; i < 3; i++)
+		for (j = 0; j < FQ_BANDS; j++) {
+			snprintf(id, sizeof(id), "weights[%d]=%d", j, badw[i]);
+			c = newcase(id);
+			memcpy(w, bands_doc.w, sizeof(w));
+			w[j] = badw[i];
+			put_weights(c, w, WEIGHTS_LEN);
+			adddesc(c, "default weights with band %d's at %d", j, badw[i]);
+		}
+	c = newcase("weights=16384x3");
+	for (j = 0; j < FQ_BANDS; j++)
+		w[j] = FQ_MIN_WEIGHT;
+	put_weights(c, w, WEIGHTS_LEN);
+	adddesc(c, "every weight at the minimum, %d", FQ_MIN_WEIGHT);
+	for (i = WEIGHTS_LEN - 4; i <= WEIGHTS_LEN + 4; i += 8) {
+		snprintf(id, sizeof(id), "weights/len%d", i);
+		c = newcase(id);
+		put_weights(c, good.w, i);
+		adddesc(c, "valid weights in a payload of %d bytes", i);
+	}
+
+	c = newcase("bands:priomap+weights");
+	put_map(c, &good.map, PRIOMAP_LEN);
+	put_weights(c, good.w, WEIGHTS_LEN);
+	adddesc(c, "a valid priomap (band = priority %% 3) and weights %d %d %d",
+		good.w[0], good.w[1], good.w[2]);
+
+	c = newcase("mix:priomap+quantum=0");
+	put_map(c, &good.map, PRIOMAP_LEN);
+	put_u32(c, TCA_FQ_QUANTUM, 0);
+	adddesc(c, "a valid priomap and quantum 0");
+
+	c = newcase("mix:limit+weights[2]=16383");
+	put_u32(c, TCA_FQ_PLIMIT, rules[TCA_FQ_PLIMIT].probe);
+	memcpy(w, bands_doc.w, sizeof(w));
+	w[2] = FQ_MIN_WEIGHT - 1;
+	put_weights(c, w, WEIGHTS_LEN);
+	adddesc(c, "limit %u and weights with band 2's at %d", rules[TCA_FQ_PLIMIT].probe,
+		FQ_MIN_WEIGHT - 1);
 }
 
 /* ---- the contract applied: what a kernel answers and what it keeps ---- */
@@ -530,6 +713,7 @@ struct pred {
 	uint32_t v[NFQ];	/* expected read-back */
 	uint32_t alt[NFQ];	/* also acceptable */
 	bool has_alt[NFQ];
+	struct bands b;		/* expected bands (our series) */
 	int napplied, nignored;
 };
 
@@ -561,15 +745,30 @@ static void store(struct pred *p, int t, uint32_t v)
 	}
 }
 
-static void predict(enum kern k, const struct tcase *c, const uint32_t *base, struct pred *p)
+/* Our series' fq_change() checks of the bands: -EINVAL, nothing applied. */
+static const struct {
+	const char *msg, *why;
+} band_bad[] = {
+	{ "fq has exactly 3 bands",
+	  "bands != 3, nothing applied, extack \"fq has exactly 3 bands\"" },
+	{ "priomap bands must be 0, 1 or 2",
+	  "band > 2, nothing applied, extack \"priomap bands must be 0, 1 or 2\"" },
+	{ "weights must be at least 16384",
+	  "weight < 16384, nothing applied, extack \"weights must be at least 16384\"" },
+};
+
+static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
+		    const struct bands *bbase, struct pred *p)
 {
-	bool have[NFQ] = { false };
+	bool have[NFQ] = { false }, have_map = false, have_w = false;
 	uint32_t val[NFQ] = { 0 };
-	int rem = c->optlen, t;
+	struct bands nb = *bbase;
+	int rem = c->optlen, t, i, nbadv = 0, bad_band = -1;
 	const uint8_t *pos = c->opt;
 
 	memset(p, 0, sizeof(*p));
 	memcpy(p->v, base, sizeof(p->v));
+	p->b = *bbase;
 	p->why = "accepted";
 	p->msg_forbidden = k == K_STOCK;
 
@@ -585,7 +784,7 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 			break;
 		t = na.nla_type & NLA_TYPE_MASK;
 		alen = na.nla_len - NLA_HDRLEN;
-		if (t >= 1 && t <= TCA_FQ_MAX) {
+		if (t >= 1 && t <= FQ_LAST61) {
 			const struct rule *r = &rules[t];
 			uint32_t v;
 
@@ -612,7 +811,33 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 			}
 			have[t] = true;
 			val[t] = v;
+		} else if (k == K_PATCHED && (t == FQ_PRIOMAP || t == FQ_WEIGHTS)) {
+			/* NLA_POLICY_EXACT_LEN: NLA_BINARY, validated strictly
+			 * (above strict_start_type), then its length by range.
+			 */
+			int want = t == FQ_PRIOMAP ? PRIOMAP_LEN : WEIGHTS_LEN;
+
+			if (na.nla_type & NLA_F_NESTED) {
+				p->err = -EINVAL;
+				p->why = "NLA_F_NESTED on a binary (strict)";
+				goto rejected;
+			}
+			if (alen != want) {
+				p->err = -ERANGE;
+				p->why = "exact length (policy), extack \"binary attribute size out of range\"";
+				p->msg_required = true;
+				p->msg_sub = "binary attribute size out of range";
+				goto rejected;
+			}
+			if (t == FQ_PRIOMAP) {
+				memcpy(&nb.map, pos + NLA_HDRLEN, PRIOMAP_LEN);
+				have_map = true;
+			} else {
+				memcpy(nb.w, pos + NLA_HDRLEN, WEIGHTS_LEN);
+				have_w = true;
+			}
 		} else {
+			/* stock: any type above its TCA_FQ_MAX (15) */
 			p->nignored++;
 		}
 		rem -= NLA_ALIGN(na.nla_len);
@@ -621,12 +846,13 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 	/* Leftover bytes only warn in liberal mode. */
 
 	/* fq_change()'s value checks, the same on both kernels: -EINVAL */
-	for (t = 1; t <= TCA_FQ_MAX; t++) {
+	for (t = 1; t <= FQ_LAST61; t++) {
 		const struct rule *r = &rules[t];
 
 		if (!have[t])
 			continue;
 		if (r->check == C_CHANGE && !in(val[t], r->lo, r->hi)) {
+			nbadv++;
 			p->err = -EINVAL;
 			p->why = "value out of range";
 			if (k == K_PATCHED) {
@@ -638,15 +864,44 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 			}
 		}
 	}
-	/* Ours: all or nothing. */
+	/* Ours: the bands (the last one of each type counts, as for the rest) */
+	if (have_map && nb.map.bands != FQ_BANDS) {
+		nbadv++;
+		bad_band = 0;
+	}
+	if (have_map)
+		for (i = 0; i <= TC_PRIO_MAX; i++)
+			if (nb.map.priomap[i] >= FQ_BANDS) {
+				nbadv++;
+				bad_band = 1;
+				break;
+			}
+	if (have_w)
+		for (i = 0; i < FQ_BANDS; i++)
+			if (nb.w[i] < FQ_MIN_WEIGHT) {
+				nbadv++;
+				bad_band = 2;
+				break;
+			}
+	if (bad_band >= 0) {
+		p->err = -EINVAL;
+		p->msg_required = true;
+	}
+	/* Ours: all or nothing. Which message comes with several bad values
+	 * is the order of fq_change()'s checks: only a lone one is named.
+	 */
 	if (k == K_PATCHED && p->err) {
 		p->why = "value out of range, nothing applied";
+		if (nbadv == 1 && bad_band >= 0) {
+			p->why = band_bad[bad_band].why;
+			p->msg_sub = band_bad[bad_band].msg;
+		}
 		return;
 	}
 	/* Stock fq_change(): values applied one by one; a bad one sets err
 	 * but the others are still applied, except buckets_log.
 	 */
-	for (t = 1; t <= TCA_FQ_MAX; t++) {
+	for (t = 1; t <= FQ_LAST61; t++) {
 		const struct rule *r = &rules[t];
 
 		if (!have[t])
@@ -656,6 +911,10 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base, st
 		if (t == TCA_FQ_BUCKETS_LOG && p->err)
 			continue;
 		store(p, t, val[t]);
+	}
+	if (have_map || have_w) {
+		p->b = nb;
+		p->napplied++;
 	}
 	if (p->err && p->napplied)
 		p->why = "value out of range, others applied";
@@ -669,6 +928,7 @@ rejected:
 	 */
 	memcpy(p->v, base, sizeof(p->v));
 	memset(p->has_alt, 0, sizeof(p->has_alt));
+	p->b = *bbase;
 	p->napplied = 0;
 }
 
@@ -759,11 +1019,22 @@ static int opt_cb(const struct nlattr *a, void *data)
 	struct fqstate *st = data;
 	int t = mnl_attr_get_type(a);
 
-	if (t >= 1 && t <= TCA_FQ_MAX) {
+	if (t >= 1 && t <= FQ_LAST61) {
 		st->has[t] = true;
 		st->len[t] = mnl_attr_get_payload_len(a);
 		st->v[t] = get_le(mnl_attr_get_payload(a),
 				  st->len[t] < 4 ? st->len[t] : 4);
+	} else if (t == FQ_PRIOMAP) {
+		/* sane() says whether this kernel may send it at all */
+		st->has_map = true;
+		st->map_len = mnl_attr_get_payload_len(a);
+		memcpy(&st->b.map, mnl_attr_get_payload(a),
+		       st->map_len < PRIOMAP_LEN ? st->map_len : PRIOMAP_LEN);
+	} else if (t == FQ_WEIGHTS) {
+		st->has_w = true;
+		st->w_len = mnl_attr_get_payload_len(a);
+		memcpy(st->b.w, mnl_attr_get_payload(a),
+		       st->w_len < WEIGHTS_LEN ? st->w_len : WEIGHTS_LEN);
 	} else {
 		st->unknown_opts++;
 	}
@@ -918,7 +1189,7 @@ static void sane(const struct fqstate *st)
 		bad("kind %s, want fq", st->kind);
 		return;
 	}
-	for (t = 1; t <= TCA_FQ_MAX; t++) {
+	for (t = 1; t <= FQ_LAST61; t++) {
 		if (!rules[t].dumped) {
 			if (st->has[t])
 				bad("%s dumped, it is write-only", rules[t].name);
@@ -931,6 +1202,37 @@ static void sane(const struct fqstate *st)
 	}
 	if (st->unknown_opts)
 		bad("%d unknown attributes in the dump", st->unknown_opts);
+	/* The bands: always dumped by ours, never by stock (no such types). */
+	if (kernel == K_STOCK) {
+		if (st->has_map || st->has_w)
+			bad("stock dumped type %d (unknown in 6.1)",
+			    st->has_map ? FQ_PRIOMAP : FQ_WEIGHTS);
+	} else {
+		int i;
+
+		if (!st->has_map)
+			bad("priomap missing from the dump");
+		else if (st->map_len != PRIOMAP_LEN)
+			bad("priomap dumped with %d bytes", st->map_len);
+		else if (st->b.map.bands != FQ_BANDS)
+			bad("priomap dumped with bands %d", st->b.map.bands);
+		else
+			for (i = 0; i <= TC_PRIO_MAX; i++)
+				if (st->b.map.priomap[i] >= FQ_BANDS) {
+					bad("priomap[%d] = band %u", i, st->b.map.priomap[i]);
+					break;
+				}
+		if (!st->has_w)
+			bad("weights missing from the dump");
+		else if (st->w_len != WEIGHTS_LEN)
+			bad("weights dumped with %d bytes", st->w_len);
+		else
+			for (i = 0; i < FQ_BANDS; i++)
+				if (st->b.w[i] < FQ_MIN_WEIGHT) {
+					bad("weight[%d] = %d", i, st->b.w[i]);
+					break;
+				}
+	}
 	if (!in(st->v[TCA_FQ_QUANTUM], 1, QMAX))
 		bad("quantum %u outside 1..2^20", st->v[TCA_FQ_QUANTUM]);
 	if (st->v[TCA_FQ_INITIAL_QUANTUM] > INT_MAX)
@@ -948,13 +1250,13 @@ static void sane(const struct fqstate *st)
 		bad("no queue stats");
 	else if (kernel == K_PATCHED && st->q.qlen > st->v[TCA_FQ_PLIMIT])
 		bad("qlen %u > limit %u", st->q.qlen, st->v[TCA_FQ_PLIMIT]);
-	/* 6.1's struct on stock; ours appends (fastpath_packets, ...) after
-	 * it, keeping the 6.1 prefix that bookworm's tc reads.
+	/* 6.1's struct on stock; ours appends (fastpath_packets, the bands'
+	 * counters) after it, keeping the 6.1 prefix that bookworm's tc reads.
 	 */
-	if (!st->has_app || st->app_len < XSTATS_61 ||
-	    (kernel == K_STOCK && st->app_len != XSTATS_61) || st->app_len % 4)
+	if (!st->has_app || st->app_len % 4 ||
+	    (kernel == K_STOCK ? st->app_len != XSTATS_61 : st->app_len < XSTATS_BANDS))
 		bad("xstats %d bytes, want %s%d", st->app_len, kernel == K_STOCK ? "" : ">= ",
-		    XSTATS_61);
+		    kernel == K_STOCK ? XSTATS_61 : XSTATS_BANDS);
 	else if (st->xs.inactive_flows > st->xs.flows || st->xs.throttled_flows > st->xs.flows)
 		bad("flows %u < inactive %u or throttled %u", st->xs.flows,
 		    st->xs.inactive_flows, st->xs.throttled_flows);
@@ -964,12 +1266,20 @@ static void compare(const struct fqstate *st, const struct pred *p)
 {
 	int t;
 
-	for (t = 1; t <= TCA_FQ_MAX; t++) {
+	for (t = 1; t <= FQ_LAST61; t++) {
 		if (!rules[t].dumped || !st->has[t])
 			continue;
 		if (st->v[t] == p->v[t] || (p->has_alt[t] && st->v[t] == p->alt[t]))
 			continue;
 		bad("%s=%u, want %u", rules[t].name, st->v[t], p->v[t]);
+	}
+	/* sane() reported missing or malformed bands already */
+	if (kernel == K_PATCHED && st->has_map && st->has_w && !bands_eq(&st->b, &p->b)) {
+		char got[160] = "", want[160] = "";
+
+		bands_fmt(got, sizeof(got), &st->b, &p->b);
+		bands_fmt(want, sizeof(want), &p->b, &st->b);
+		bad("%s, want %s", got, want);
 	}
 }
 
@@ -992,6 +1302,7 @@ static void check_answer(const struct answer *a, const struct pred *p)
 /* ---- driving ---- */
 
 static uint32_t defaults[NFQ];
+static struct bands def_bands;		/* ours: read from a fresh fq */
 static struct fqstate before_root;	/* what sits there without fq */
 static int counts[4];			/* accepted, -EINVAL, -ERANGE, other */
 static int nmsg;
@@ -1017,15 +1328,22 @@ static void report(const char *mode, const struct tcase *c, const struct answer 
 	       why[0] ? "BAD" : "ok", why[0] ? "\twhy=" : "", why);
 }
 
-static void all_values_case(struct tcase *c, const uint32_t *v)
+/* Every option to `v` (and, on ours, the bands to `b`): a message that
+ * set a priomap or weights must not leak into the next one.
+ */
+static void all_values_case(struct tcase *c, const uint32_t *v, const struct bands *b)
 {
 	int t;
 
 	memset(c, 0, sizeof(*c));
 	snprintf(c->id, sizeof(c->id), "reset");
-	for (t = 1; t <= TCA_FQ_MAX; t++)
+	for (t = 1; t <= FQ_LAST61; t++)
 		if (rules[t].dumped)
 			put_val(c, t, v[t]);
+	if (kernel == K_PATCHED) {
+		put_map(c, &b->map, PRIOMAP_LEN);
+		put_weights(c, b->w, WEIGHTS_LEN);
+	}
 }
 
 static bool ensure_fq(void)
@@ -1048,7 +1366,7 @@ static void run_change(const struct tcase *c, enum mode m)
 	int t;
 
 	why[0] = 0;
-	all_values_case(&reset, defaults);
+	all_values_case(&reset, defaults, &def_bands);
 	/* the previous message may have left no fq (it never should) */
 	if (newq(0, handle, &reset, &a) && (!ensure_fq() || newq(0, handle, &reset, &a))) {
 		bad("could not reset fq to its defaults: %s %s", ename(a.err), a.msg);
@@ -1060,6 +1378,7 @@ static void run_change(const struct tcase *c, enum mode m)
 
 			memset(&d, 0, sizeof(d));
 			memcpy(d.v, defaults, sizeof(d.v));
+			d.b = def_bands;
 			compare(&st, &d);
 		}
 	}
@@ -1073,13 +1392,14 @@ static void run_change(const struct tcase *c, enum mode m)
 		newq(0, handle, c, &a);
 	else
 		newq(NLM_F_CREATE | NLM_F_REPLACE, 0, c, &a);
-	predict(kernel, c, defaults, &p);
+	predict(kernel, c, defaults, &def_bands, &p);
 	check_answer(&a, &p);
 	getq(parent, &st);
 	sane(&st);
 	compare(&st, &p);
-	for (t = 1; t <= TCA_FQ_MAX; t++)
+	for (t = 1; t <= FQ_LAST61; t++)
 		changed |= rules[t].dumped && st.v[t] != defaults[t];
+	changed |= kernel == K_PATCHED && !bands_eq(&st.b, &def_bands);
 	report(mode_name[m], c, &a, &p, !changed ? "unchanged" : a.err ? "partial" : "applied");
 }
 
@@ -1092,7 +1412,7 @@ static void run_create(const struct tcase *c)
 	/* the create phase starts without fq and every create is undone */
 	why[0] = 0;
 	newq(NLM_F_CREATE | NLM_F_EXCL, handle, c, &a);
-	predict(kernel, c, defaults, &p);
+	predict(kernel, c, defaults, &def_bands, &p);
 	check_answer(&a, &p);
 	getq(parent, &st);
 	if (a.err) {
@@ -1154,7 +1474,7 @@ static void limit_step(const char *id, struct tcase *c, uint32_t fill_limit)
 	memcpy(base, b.v, sizeof(base));
 	newq(0, handle, c, &a);
 	getq(parent, &st);
-	predict(kernel, c, base, &p);
+	predict(kernel, c, base, &b.b, &p);
 	check_answer(&a, &p);
 	sane(&st);
 	compare(&st, &p);
@@ -1222,12 +1542,12 @@ static void print_contract(void)
 
 	for (i = 0; i < ncases; i++) {
 		struct pred ps, pp;
-		char sd[256] = "", pd[256] = "";
+		char sd[512] = "", pd[512] = "";
 		int t;
 
-		predict(K_STOCK, &cases[i], defaults, &ps);
-		predict(K_PATCHED, &cases[i], defaults, &pp);
-		for (t = 1; t <= TCA_FQ_MAX; t++) {
+		predict(K_STOCK, &cases[i], defaults, &def_bands, &ps);
+		predict(K_PATCHED, &cases[i], defaults, &def_bands, &pp);
+		for (t = 1; t <= FQ_LAST61; t++) {
 			if (ps.v[t] != defaults[t])
 				snprintf(sd + strlen(sd), sizeof(sd) - strlen(sd), "%s%s=%u",
 					 sd[0] ? "," : "", rules[t].name, ps.v[t]);
@@ -1235,11 +1555,14 @@ static void print_contract(void)
 				snprintf(pd + strlen(pd), sizeof(pd) - strlen(pd), "%s%s=%u",
 					 pd[0] ? "," : "", rules[t].name, pp.v[t]);
 		}
+		bands_fmt(sd, sizeof(sd), &ps.b, &def_bands);
+		bands_fmt(pd, sizeof(pd), &pp.b, &def_bands);
 		printf("contract\tid=%s\tsyz=%d\tdesc=%s\tstock=%s\tstock_why=%s\tstock_keeps=%s\tstock_msg=%s"
 		       "\tpatched=%s\tpatched_why=%s\tpatched_keeps=%s\tpatched_msg=%s\tdiffer=%d\n",
 		       cases[i].id, cases[i].syz, cases[i].desc, ename(ps.err), ps.why,
 		       sd[0] ? sd : "-", ps.msg_sub ? ps.msg_sub : ps.msg_forbidden ? "none" : "any",
-		       ename(pp.err), pp.why, pd[0] ? pd : "-", pp.msg_required ? "required" : "any",
+		       ename(pp.err), pp.why, pd[0] ? pd : "-",
+		       pp.msg_sub ? pp.msg_sub : pp.msg_required ? "required" : "any",
 		       ps.err != pp.err || strcmp(sd, pd));
 	}
 }
@@ -1315,6 +1638,7 @@ int main(int argc, char **argv)
 	add_length_cases();
 	add_garbage_cases();
 	add_mixed_cases();
+	add_band_cases();
 
 	if (contract) {
 		/* documented defaults for a 1500-byte MTU Ethernet device, HZ=250 */
@@ -1328,6 +1652,7 @@ int main(int argc, char **argv)
 			[TCA_FQ_HORIZON] = 10000000, [TCA_FQ_HORIZON_DROP] = 1,
 		};
 		memcpy(defaults, d, sizeof(defaults));
+		def_bands = bands_doc;
 		print_contract();
 		return 0;
 	}
@@ -1367,6 +1692,7 @@ int main(int argc, char **argv)
 		}
 		getq(parent, &st);
 		memcpy(defaults, st.v, sizeof(defaults));
+		def_bands = st.b;
 		limit_test();
 		goto out;
 	}
@@ -1390,6 +1716,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memcpy(defaults, st.v, sizeof(defaults));
+	def_bands = kernel == K_PATCHED ? st.b : bands_doc;
 	/* the documented defaults, DESIGN.md section 4 */
 	{
 		static const struct { int t; uint32_t v; } docd[] = {
@@ -1406,6 +1733,13 @@ int main(int argc, char **argv)
 				       rules[docd[i].t].name, defaults[docd[i].t], docd[i].v);
 				nbad++;
 			}
+		if (kernel == K_PATCHED && !bands_eq(&def_bands, &bands_doc)) {
+			char got[160] = "";
+
+			bands_fmt(got, sizeof(got), &def_bands, &bands_doc);
+			printf("nlfuzz\tdefaults\t%s, documented upstream's\tresult=BAD\n", got);
+			nbad++;
+		}
 		if (defaults[TCA_FQ_INITIAL_QUANTUM] != 5 * defaults[TCA_FQ_QUANTUM]) {
 			printf("nlfuzz\tdefaults\tinitial_quantum %u != 5 x quantum %u\tresult=BAD\n",
 			       defaults[TCA_FQ_INITIAL_QUANTUM], defaults[TCA_FQ_QUANTUM]);
@@ -1424,9 +1758,15 @@ int main(int argc, char **argv)
 	tick_us = st.v[TCA_FQ_FLOW_REFILL_DELAY];
 	printf("nlfuzz\tsetup\tdev=%s\tifindex=%d\tparent=%x\thandle=%x\twithout_fq=%s\ttick_us=%lu\tcases=%d\n",
 	       dev, ifindex, parent, handle, before_root.kind, tick_us, ncases);
-	for (t = 1; t <= TCA_FQ_MAX; t++)
+	for (t = 1; t <= FQ_LAST61; t++)
 		if (rules[t].dumped)
 			printf("nlfuzz\tdefault\t%s=%u\n", rules[t].name, defaults[t]);
+	if (kernel == K_PATCHED) {
+		char d[160] = "";
+
+		bands_fmt(d, sizeof(d), &def_bands, &(struct bands){ 0 });
+		printf("nlfuzz\tdefault\t%s\n", d);
+	}
 
 	for (m = 0; m < M_NMODES; m++) {
 		if (!strstr(modes, mode_name[m]))
@@ -1444,7 +1784,7 @@ int main(int argc, char **argv)
 	}
 	/* leave a default fq behind, as found */
 	ensure_fq();
-	all_values_case(&c, defaults);
+	all_values_case(&c, defaults, &def_bands);
 	newq(0, handle, &c, &a);
 out:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
