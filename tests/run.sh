@@ -52,6 +52,9 @@ for c in "${cases[@]}"; do
 	timeout -k 10 "$to" bash -c ". '$T/lib.sh'; . '$f'; set -e; $fn" >"$log" 2>&1
 	rc=$?
 	dt=$(($(date +%s) - t0))
+	# A skip's reason is the case's own last line, read before the
+	# checks below append to its log.
+	reason=$(tail -n 1 "$log")
 	# Whatever the case did, the fq qdiscs it leaves must add up.
 	cleanup_procs >>"$log" 2>&1
 	if ! fq_drain_check >>"$log" 2>&1; then
@@ -68,7 +71,7 @@ for c in "${cases[@]}"; do
 	fi
 	case $rc in
 	0) emit "ok $n $name # ${dt}s" ;;
-	4) emit "ok $n $name # SKIP $(tail -n 1 "$log")" ;;
+	4) emit "ok $n $name # SKIP $reason" ;;
 	124 | 137) emit "# $name: TIMEOUT after ${to}s"
 		tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
 		emit "not ok $n $name # TIMEOUT" ;;

@@ -21,7 +21,7 @@ need_bands() {
 	local len
 	len=$(fqsv "$(fqs "$1" "$2")" xstats_len)
 	[ "$len" -ge "$XSTATS_BANDS" ] ||
-		skip "SKIP $FQP_KERNEL kernel's fq has no bands: no TCA_FQ_PRIOMAP/TCA_FQ_WEIGHTS, tc_fq_qd_stats of $len bytes has no band_drops/band_pkt_count"
+		skip "$FQP_KERNEL kernel's fq has no bands: no TCA_FQ_PRIOMAP/TCA_FQ_WEIGHTS, tc_fq_qd_stats of $len bytes has no band_drops/band_pkt_count"
 	command -v tc-trixie >/dev/null || fail "tc-trixie is missing from the guest image"
 }
 
