@@ -64,9 +64,11 @@ band_topo() {
 
 # shares WEIGHTS...: three UDP senders, one per band (SO_PRIORITY 6, 0 and 1:
 # bands 0, 1 and 2 under the default priomap), each offering far more than
-# the link from a 2 MB send buffer (it never waits long for room), behind
-# a 20 Mbit/s htb: fq's flow_limit (100) drops the excess, and every band
-# stays backlogged with ~100 packets. The receiver counts each port's bytes in a window
+# the link from a 2 MB send buffer, behind a 20 Mbit/s htb; flow_limit
+# 1000 (band_topo's callers) lets each band hold more than a whole turn
+# (589824 bytes, 413 packets for band 0), so a sender that a loaded host
+# leaves waiting does not cost its band the rest of its turn (with 6.1's
+# 100 a loaded run gave band 0 0.658 for 0.692). The receiver counts each port's bytes in a window
 # from 2 s to 10 s after the first arrival, when all three run. Each band's
 # share must be its weight's share within 10 %. A WRR round at the default
 # weights is 852 KB, 0.34 s of the link: the window holds ~23 rounds, so a
@@ -104,7 +106,7 @@ shares() {
 }
 
 t_weights_default() {
-	band_topo 20mbit
+	band_topo 20mbit flow_limit 1000
 	[ "$(shown snd veth0 weights)" = "$DEFAULT_WEIGHTS" ] ||
 		fail "default weights shown as '$(shown snd veth0 weights)'"
 	# shellcheck disable=SC2086 # three numbers
@@ -113,7 +115,7 @@ t_weights_default() {
 
 t_weights_other() {
 	# 1:2:3 and small: many rounds in the window, the low band the heaviest.
-	band_topo 20mbit weights 32768 65536 98304
+	band_topo 20mbit flow_limit 1000 weights 32768 65536 98304
 	[ "$(shown snd veth0 weights)" = "32768 65536 98304" ] ||
 		fail "weights shown as '$(shown snd veth0 weights)'"
 	shares 32768 65536 98304
