@@ -114,9 +114,26 @@ if [ -d "$src_tree/tools/testing/selftests/tc-testing" ]; then
 fi
 make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" >"$rundir/helpers-build.log" 2>&1 ||
 	{ cat "$rundir/helpers-build.log" >&2; die "building the test helpers failed (log: $rundir/helpers-build.log)" "fix tests/src/ and re-run"; }
+# So are its SO_TXTIME and tc BPF EDT selftests (95-tree-selftests): the
+# scripts as they are, their program and BPF object built here.
+st=$src_tree/tools/testing/selftests
+if [ -f "$st/net/so_txtime.sh" ] && [ -f "$st/bpf/test_tc_edt.sh" ]; then
+	mkdir -p "$stage_dir/selftests"
+	cp "$st/net/so_txtime.sh" "$st/bpf/test_tc_edt.sh" "$stage_dir/selftests/"
+	make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" SELFTESTS="$st" \
+		STBIN="$stage_dir/selftests" selftests >>"$rundir/helpers-build.log" 2>&1 ||
+		{ cat "$rundir/helpers-build.log" >&2; die "building the tree's selftests failed (log: $rundir/helpers-build.log)" "check $st and re-run"; }
+fi
 {
 	printf 'filter=%q\nexclude=%q\n' "$filter" "$exclude"
 	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\nFQP_CLOCK=%q\n' "$kernel" "$config" "$clock"
+	# The guest stops starting cases this long before the timeout: the
+	# final dmesg and kmemleak check, the shutdown and the boot itself.
+	# In exact mode guest time is not the host's: no deadline there.
+	reserve=120
+	[ "$config" != debug ] || reserve=360
+	[ "$clock" = exact ] || [ "$timeout" -le "$reserve" ] ||
+		printf 'FQP_DEADLINE=%d\n' $((timeout - reserve))
 } >"$stage_dir/run.conf"
 mke2fs -q -F -t ext4 -L fqprun -d "$stage_dir" "$rundir/run.ext4" 1024M ||
 	die "could not make the run disk $rundir/run.ext4" "check free space in $rundir"

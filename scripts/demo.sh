@@ -5,7 +5,7 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-EXPERIMENTS=(burstiness spacing fairness newflows gc lossy)
+EXPERIMENTS=(burstiness spacing fairness unfair newflows gc lossy memory)
 
 usage() {
 	cat >&2 <<USAGE
@@ -47,11 +47,12 @@ filter="^demo:($(IFS='|'; echo "${selected[*]}"))\$"
 log "experiments: ${selected[*]} on the $kernel kernel, clock $clock (about 1-2 min of guest time each under TCG)"
 log "run directory: $rundir"
 
+# 4 GB: the memory experiment queues a million skbs (~1 GB).
 # boot-and-test.sh prints its own progress (build, boot, one line per
 # experiment as it finishes) on stderr; its KTAP goes to a file here.
 brc=0
 "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --cases "$FQP_ROOT/tests/demo" \
-	--filter "$filter" --results "$rundir" --clock "$clock" >"$rundir/boot-and-test.out" || brc=$?
+	--filter "$filter" --results "$rundir" --clock "$clock" --mem 4G >"$rundir/boot-and-test.out" || brc=$?
 if [ ! -f "$rundir/verdict.ktap" ]; then
 	tail -n 20 "$rundir/boot-and-test.out" >&2 || true
 	die "the kernel build or the boot failed before any experiment ran (exit $brc)" \

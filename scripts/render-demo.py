@@ -95,6 +95,14 @@ def fmt(x, spec="%.1f"):
     return "-" if x is None or (isinstance(x, float) and math.isnan(x)) else spec % x
 
 
+CLAIMS = []
+
+
+def claim(text, source, before, after, verdict, why=""):
+    """One line of the claims block: a claim of the seeds as measured."""
+    CLAIMS.append(dict(text=text, source=source, before=before, after=after, verdict=verdict, why=why))
+
+
 def ddir(exp, *name):
     return os.path.join(DATA, exp, *name)
 
@@ -183,6 +191,12 @@ def burstiness():
         ("goodput (Mbit/s)", fmt(b["gp"], "%.1f"), fmt(a["gp"], "%.1f")),
         ("fq: throttled / unthrottle latency (timer lateness)", "-", fq_latency(ddir("burstiness", "after-qdisc.txt"))),
     ]
+    bm, am = int(b["snd"]["len_median"]), int(a["snd"]["len_median"])
+    ms = 50e6 / 8 / 1000  # bytes in 1 ms at the flow's 50 Mbit/s
+    claim("TSO packets sized to ~1 ms of data at low rates (one flow at 50 Mbit/s: %.0f B per ms)" % ms, "001",
+          "median GSO %d B (tcp_min_tso_segs=44)" % bm, "median GSO %d B" % am,
+          "reproduced" if am <= 2 * ms and am * 2 <= bm else "NOT reproduced",
+          "after: at most 2 ms of data and half of before")
     return table, pngs
 
 
@@ -253,6 +267,9 @@ def spacing():
                   "set ylabel 'response bytes sent (KB)'\nset key bottom right\nset yrange [0:210]\n"
                   "plot " + ", ".join(plots))
     p, f = res["pfifo"], res["fq"]
+    claim("nicely spaced packets: no burst for a 200 KB TCP_RR response (cwnd big, ~100 Mbit/s bottleneck)", "002",
+          "largest 1 ms burst %.1f KB (pfifo)" % (p["burst"] / 1000), "%.1f KB (fq)" % (f["burst"] / 1000),
+          "reproduced" if f["burst"] * 2 <= p["burst"] else "NOT reproduced", "fq's burst at most half of pfifo's")
     table = [
         ("complete responses captured (of 30); retransmitted segments", "%d; %d" % (p["n"], p["rtx"]),
          "%d; %d" % (f["n"], f["rtx"])),
@@ -349,6 +366,10 @@ def newflows():
         ("transactions under load", res[("pfifo", "loaded")].get("n", "-"), res[("fq", "loaded")].get("n", "-")),
         ("bulk goodput, 8 flows (Mbit/s)", fmt(res[("pfifo", "bulk")]), fmt(res[("fq", "bulk")])),
     ]
+    lp, lf = float(res[("pfifo", "loaded")]["p50_us"]), float(res[("fq", "loaded")]["p50_us"])
+    claim("new flows served first (new_flow/old_flow separation from fq_codel): request/response beside 8 bulk flows",
+          "002", "p50 %.1f ms (pfifo leaf)" % (lp / 1000), "p50 %.1f ms (fq leaf)" % (lf / 1000),
+          "reproduced" if lf * 2 <= lp else "NOT reproduced", "fq's median at most half of pfifo's")
     for q in ("pfifo", "fq"):
         if res[(q, "bulk")] < 0.8 * HTB_MBIT:
             table.append(("%s: bottleneck NOT full (< 80%% of %d Mbit/s)" % (q, HTB_MBIT),
@@ -466,6 +487,10 @@ def gc():
          "%.1f; %d" % (first_gc[0], first_gc[3]) if first_gc else "never", ""),
         ("at the end: flows / gc_flows / idle >= 3 s", "%d / %d / %d" % (pts[-1][1], pts[-1][2], pts[-1][3]), ""),
     ]
+    claim("smart on demand gc: enqueue-time lookups evict flows unused for 3 s", "002",
+          "peak %d flows" % peak[1], "%d flows at the end, %d collected" % (pts[-1][1], pts[-1][2]),
+          "reproduced" if first_gc and first_gc[0] >= 2.5 and pts[-1][1] < peak[1] / 2 else "NOT reproduced",
+          "no collection before ~3 s, then the table shrinks below half its peak")
     return table, [png]
 
 
@@ -484,12 +509,130 @@ def lossy():
                   "set boxwidth 0.9\nset yrange [0:*]\nset ylabel 'goodput (Mbit/s)'\n"
                   "plot 'lossy.dat' using 2:xtic(1) lc rgb '%s' title 'pfifo', '' using 3 lc rgb '%s' title 'fq nopacing', "
                   "'' using 4 lc rgb '%s' title 'fq (pacing)'" % (COLORS["pfifo"], COLORS["fq-nopacing"], COLORS["fq"]))
+    for loss in losses:
+        pf, fqv = res[("pfifo", loss)][0], res[("fq", loss)][0]
+        claim("TSO autosizing + pacing increase TCP performance in lossy environments (%s%% random loss, 50 ms RTT)"
+              % loss, "001", "%.1f Mbit/s (pfifo)" % pf, "%.1f Mbit/s (fq)" % fqv,
+              "not shown" if fqv > pf else "NOT reproduced",
+              "one run per point: runs spread as much as these differences (issue 13)")
     table = []
     for loss in losses:
         table.append(("goodput at %s%% loss (Mbit/s); retransmits" % loss,
                       "%.2f; %d" % res[("pfifo", loss)],
                       "%.2f; %d (fq nopacing: %.2f; %d)" % (res[("fq", loss)] + res[("fq-nopacing", loss)])))
     return table, [png]
+
+
+def udp_received_mbit(j):
+    """Receiver goodput of an iperf3 UDP client's JSON (its end.sum counts
+    what was sent; the server's loss report gives what arrived)."""
+    end = j["end"]
+    if "sum_received" in end:
+        return mbit(end["sum_received"]["bits_per_second"])
+    s = end["sum"]
+    return mbit(s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100.0))
+
+
+def spread(v):
+    """median, min, max of a list of numbers."""
+    return statistics.median(v), min(v), max(v)
+
+
+def unfair():
+    res = {}
+    for q in ("pfifo", "fq"):
+        r = 1
+        while os.path.exists(ddir("unfair", "%s-%d-tcp.json" % (q, r))):
+            tcp = [mbit(s["receiver"]["bits_per_second"])
+                   for s in ij(ddir("unfair", "%s-%d-tcp.json" % (q, r)))["end"]["streams"]]
+            udp = udp_received_mbit(ij(ddir("unfair", "%s-%d-udp.json" % (q, r))))
+            flows = tcp + [udp]
+            res.setdefault(q, []).append(dict(tcp=tcp, udp=udp, jain=jain(flows), share=udp / sum(flows),
+                                              total=sum(flows)))
+            r += 1
+    if not res.get("pfifo") or not res.get("fq"):
+        raise ValueError("no complete pfifo and fq runs")
+    plots = []
+    for i, q in enumerate(("pfifo", "fq")):
+        dat("unfair-jain-%s.dat" % q, [(k + 1 + (i - 0.5) * 0.1, x["jain"]) for k, x in enumerate(res[q])])
+        plots.append("'unfair-jain-%s.dat' using 1:2 with points pt 7 ps 1.5 lc rgb '%s' title '%s leaf'"
+                     % (q, COLORS[q], q))
+    pngs = [gnuplot("unfair_jain",
+                    "set title \"Jain's index of 4 TCP flows + 1 UDP flow at 30 Mbit/s, 20 Mbit/s htb, each run\"\n"
+                    "set xrange [0.5:%d.5]\nset xtics 1\nset yrange [0:1.05]\nset xlabel 'run'\n"
+                    "set ylabel \"Jain's index (1 = equal shares, 0.2 = one flow takes all)\"\nset key bottom right\n"
+                    "plot %s" % (max(len(res["pfifo"]), len(res["fq"])), ", ".join(plots)))]
+    bars = []
+    for k in range(4):
+        bars.append(('"TCP %d"' % (k + 1),) + tuple(
+            "%.2f" % statistics.median(sorted(x["tcp"], reverse=True)[k] for x in res[q]) for q in ("pfifo", "fq")))
+    bars.append(('"UDP"',) + tuple("%.2f" % statistics.median(x["udp"] for x in res[q]) for q in ("pfifo", "fq")))
+    dat("unfair-flows.dat", bars)
+    pngs.append(gnuplot("unfair_flows",
+                        "set title 'Median goodput of each flow over the runs (fair share 4 Mbit/s each)'\n"
+                        "set style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
+                        "set boxwidth 0.9\nset yrange [0:*]\nset ylabel 'goodput (Mbit/s)'\n"
+                        "plot 'unfair-flows.dat' using 2:xtic(1) lc rgb '%s' title 'pfifo leaf', "
+                        "'' using 3 lc rgb '%s' title 'fq leaf'" % (COLORS["pfifo"], COLORS["fq"])))
+
+    def cell(q, key, spec):
+        m, lo, hi = spread([x[key] for x in res[q]])
+        return ("%s (%s-%s)" % (spec, spec, spec)) % (m, lo, hi)
+    table = [
+        ("runs", str(len(res["pfifo"])), str(len(res["fq"]))),
+        ("Jain's index, 5 flows: median (min-max)", cell("pfifo", "jain", "%.3f"), cell("fq", "jain", "%.3f")),
+        ("UDP flow's share of goodput (fair: 0.20)", cell("pfifo", "share", "%.2f"), cell("fq", "share", "%.2f")),
+        ("total goodput (Mbit/s)", cell("pfifo", "total", "%.1f"), cell("fq", "total", "%.1f")),
+        ("TCP flows, median goodput each (Mbit/s)",
+         " ".join(b[1] for b in bars[:4]), " ".join(b[2] for b in bars[:4])),
+    ]
+    jp, jf = spread([x["jain"] for x in res["pfifo"]]), spread([x["jain"] for x in res["fq"]])
+    ok = jf[1] > jp[2] and jf[0] >= 0.9
+    claim("fair scheduling of packets from any number of flows (an unresponsive UDP flow beside 4 TCP "
+          "flows, %d runs each)" % min(len(res["pfifo"]), len(res["fq"])), "LWN, 002",
+          "Jain %.3f (%.3f-%.3f), UDP share %.2f" % (jp + (statistics.median(x["share"] for x in res["pfifo"]),)),
+          "Jain %.3f (%.3f-%.3f), UDP share %.2f" % (jf + (statistics.median(x["share"] for x in res["fq"]),)),
+          "reproduced" if ok else "NOT reproduced",
+          "every fq run fairer than every pfifo run, fq median >= 0.9")
+    return table, pngs
+
+
+def snap(path):
+    d = {}
+    for line in open(path):
+        k, v = line.split()
+        d[k] = int(v)
+    return d
+
+
+def memory():
+    n = int(open(ddir("memory", "qdiscs")).read())
+    base, pf, fq = (snap(ddir("memory", "slab-%s.txt" % s)) for s in ("base", "pfifo", "fq"))
+    per_cache = sorted(((k, (fq.get(k, 0) - pf.get(k, 0)) / n) for k in fq if k != "MemFree_kB"),
+                       key=lambda kv_: -abs(kv_[1]))
+    grown = [(k, v) for k, v in per_cache if abs(v) >= 32]
+    slab_total = sum(v for _, v in per_cache)
+    free_total = (pf["MemFree_kB"] - fq["MemFree_kB"]) * 1024.0 / n
+    held = kv(ddir("memory", "held.txt"))
+    flows, osz, growth = int(held["flows"]), int(held["object_bytes"]), int(held["slab_growth"])
+    bpf = growth / flows if flows else float("nan")
+    table = [
+        ("struct fq_flow slab object (B)", "seed: 96; 6.1: 128", str(osz)),
+        ("bytes per flow at the peak (slab growth / flows)", "", "%.1f" % bpf),
+        ("flows held at once (offered %s)" % held["offered"], "", "%d (%.1f MiB of fq_flow)" % (flows, growth / 1048576.0)),
+        ("one idle fq over a pfifo: slab (B per qdisc)", "seed: ~2K", "%.0f" % slab_total),
+        ("one idle fq over a pfifo: MemFree (B per qdisc)", "", "%.0f" % free_total),
+        ("  of which, by slab cache (B per qdisc)", "", ", ".join("%s %+.0f" % (k, v) for k, v in grown[:4]) or "-"),
+    ]
+    claim("96 bytes per flow", "002", "6.1: 128 B", "%d B object, %.1f B/flow at %d flows" % (osz, bpf, flows),
+          "reproduced" if osz <= 96 else "NOT reproduced", "the fq_flow_cache object size, /proc/slabinfo")
+    claim("designed to allow millions of concurrent flows per Qdisc", "002", "",
+          "%d flows held at once, %.1f MiB" % (flows, growth / 1048576.0),
+          "reproduced (1M)" if flows >= 1000000 else "NOT reproduced", "all offered flows held in one fq")
+    claim("~2K per Qdisc", "002", "", "%.0f B (slab), %.0f B (MemFree) beyond a pfifo" % (slab_total, free_total),
+          "reproduced" if max(slab_total, free_total) <= 2.5 * 1024 else "NOT reproduced",
+          "the 1024-bucket flow table alone is 8 KB" if max(slab_total, free_total) > 2.5 * 1024 else "")
+    return table, []
 
 
 HTB_MBIT = 20  # tests/demo/demo.sh: bottleneck_htb 20mbit
@@ -517,6 +660,16 @@ EXPERIMENTS = {
            "can, while 5000 new connected UDP flows send one packet each at 500 flows/s. fq's "
            "flows/gc counters sampled every 0.5 s (tc -s -j qdisc show); the UDP capture on veth0 "
            "gives each flow's last packet, hence how many flows have been idle for 3 s."),
+    "unfair": (unfair, "pfifo leaf", "fq leaf",
+               "4 TCP cubic flows (iperf3 -P 4) and one unresponsive UDP flow offering 30 Mbit/s "
+               "(iperf3 -u -b 30M, 1400 B), 10 s, 10 ms RTT, behind htb 20 Mbit/s as veth0's root with a "
+               "pfifo or fq leaf; 5 runs per leaf, alternating. Per-flow receiver goodput."),
+    "memory": (memory, "reference", "this kernel",
+               "(a) 256 dummy devices get pfifo, then fq with default buckets: slab growth "
+               "(/proc/slabinfo) and MemFree per fq beyond a pfifo. (b) fq (limit above 1M, "
+               "orphan_mask 2^24-1) as the leaf of an 8 kbit/s tbf, so packets stay queued; pktgen "
+               "offers one 64 B packet per distinct 4-tuple, 1,000,000 of them; fq's flows and the "
+               "fq_flow_cache growth then."),
     "lossy": (lossy, "pfifo", "fq",
               "iperf3 cubic, 15 s (first second omitted), netem loss 0.1% / 1% and rate 100 Mbit/s on rtr "
               "(after the sender cut its GSO packets, so single segments are lost), 50 ms RTT. pfifo has "
@@ -580,6 +733,12 @@ def main():
             lines.append("%-*s   not rendered: %s" % (w[0], "", r["err"]))
         for m, b, a in r["table"]:
             lines.append("%-*s %-*s %-*s %s" % (w[0], "", w[1], m, w[2], b, a))
+    if CLAIMS:
+        lines += ["", "claims of the seeds (000 = the LWN article, 001 = TSO autosizing, 002 = sch_fq):"]
+        for c in CLAIMS:
+            lines.append("  [%s] %s (%s)" % (c["verdict"], c["text"], c["source"]))
+            lines.append("      before: %s; after: %s%s" % (c["before"] or "-", c["after"],
+                                                       ("; criterion: " + c["why"]) if c["why"] else ""))
     lines.append("")
     lines.append("plots: %s" % " ".join(os.path.join("plots", p) for r in results for p in r["pngs"]))
     text = "\n".join(lines)
@@ -603,6 +762,12 @@ def main():
         for i, (m, b, a) in enumerate(r["table"]):
             md_lines.append("| %s | %s | %s | %s | %s |" % (r["exp"] if i == 0 else "", st if i == 0 else "",
                                                           m, b, a))
+    if CLAIMS:
+        md_lines += ["", "## Claims of the seeds", "",
+                     "| claim | source | before / reference | after / this kernel | verdict | criterion |",
+                     "| --- | --- | --- | --- | --- | --- |"]
+        md_lines += ["| %s | %s | %s | %s | **%s** | %s |" % (c["text"], c["source"], c["before"] or "-", c["after"],
+                                                             c["verdict"], c["why"]) for c in CLAIMS]
     for r in results:
         md_lines += ["", "## %s" % r["exp"], "", r["setup"], "",
                      "Compared: **%s** vs **%s**. Status: %s%s. Log: [`%s`](%s). Raw data: [`results/data/%s/`](results/data/%s/)." % (

@@ -195,10 +195,13 @@ unpriv_bin() {
 	echo "/tmp/fqp-unpriv-$1"
 }
 
-# fq_fill_wait NS DEV HANDLE MIN: poll (every 0.1 s, for up to 6 s) until
-# the fq HANDLE on DEV holds at least MIN packets; 1 if it never does.
+# fq_fill_wait NS DEV HANDLE MIN: poll (every 0.1 s, for up to 6 s of
+# clock time, scaled like the case timeouts) until the fq HANDLE on DEV
+# holds at least MIN packets; 1 if it never does. By the clock, not by a
+# count of polls: one tc dump took 3 s on a debug kernel on a busy host.
 fq_fill_wait() {
-	for _ in $(seq 60); do
+	local end=$(($(date +%s) + 6 * ${FQP_TIMEOUT_SCALE:-1}))
+	while [ "$(date +%s)" -le "$end" ]; do
 		[ "$(fqx "$1" "$2" qlen "$3")" -lt "$4" ] || return 0
 		sleep 0.1
 	done

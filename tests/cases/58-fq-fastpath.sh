@@ -174,13 +174,15 @@ t_no_reorder_mixed() {
 	[ "$(kw <(echo "$sc") segments)" -gt 100 ] || fail "capture too short: $sc"
 	[ "$(kw <(echo "$sc") flows)" -ge 2 ] || fail "capture holds fewer than 2 TCP flows: $sc"
 	[ "$(kw <(echo "$sc") holes)" = 0 ] || fail "TCP segments left fq out of order: $sc"
-	# A debug kernel under TCG (case timeouts scaled) stalls long enough
-	# for loss probes: there only retransmissions no timer sent count.
-	local allowed=0
-	[ "${FQP_TIMEOUT_SCALE:-1}" = 1 ] || allowed=$((tr1 - tr0))
+	# Reordering shows as holes in the capture above and would make the
+	# receiver's dupacks trigger a fast retransmit. A loss probe or an RTO
+	# is sent by a timer when an ACK is late: a TCG guest on a loaded host
+	# stalls that long (CI: one TLP at a 10 ms RTT), so those are allowed
+	# and reported; every other retransmission fails the case.
+	local allowed=$((tr1 - tr0))
 	[ $((r1 - r0)) -le "$allowed" ] ||
-		fail "$((r1 - r0)) TCP retransmissions on a clean path ($((tr1 - tr0)) of them sent by a timer)"
-	[ "$allowed" = 0 ] || kernel_note "slow kernel: $allowed timer-sent retransmissions allowed (loss probes, RTOs); none other"
+		fail "$((r1 - r0)) TCP retransmissions on a clean path, only $allowed of them sent by a timer"
+	[ "$allowed" = 0 ] || kernel_note "$allowed timer-sent retransmissions (loss probes, RTOs) allowed: the guest stalled; none other"
 }
 
 # maxrate 20mbit on the qdisc, then SO_MAX_PACING_RATE 10M (iperf3

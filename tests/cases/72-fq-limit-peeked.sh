@@ -6,7 +6,7 @@
 # first, so `limit 0` leaves both levels empty; so must our series.
 # shellcheck source=tests/lib-fq.sh
 . "$T/lib-fq.sh"
-CASE_TIMEOUT=60
+CASE_TIMEOUT=90
 
 # fq (limit 2000) under tbf 1mbit, filled by 64 UDP flows at 20 Mbit/s (one
 # unconnected socket: a qdisc drop is not reported to it, so what udpflows
@@ -20,7 +20,9 @@ t_limit0_with_peeked_packet() {
 	quiet_link
 	sn tc qdisc add dev veth0 root handle 1: tbf rate 1mbit burst 5000 limit 100000
 	sn tc qdisc add dev veth0 parent 1:1 handle 10: fq limit 2000 flow_limit 1000
-	sn udpflows -d "$RCV_IP" -p 9000 -n 64 -r 20m -t 8 -l 1000 >"$R/data/peeked-tx.txt" &
+	# Longer on a slow kernel: the flood must outlast the fill (a debug
+	# kernel on a busy host sent too little in 8 s to reach 1800).
+	sn udpflows -d "$RCV_IP" -p 9000 -n 64 -r 20m -t $((8 * ${FQP_TIMEOUT_SCALE:-1})) -l 1000 >"$R/data/peeked-tx.txt" &
 	upid=$!
 	fq_fill_wait snd veth0 10: 1800 || true
 	s=$(snap snd veth0)

@@ -166,3 +166,101 @@ t_lossy() {
 		done
 	done
 }
+
+# 7. Where pfifo is unfair: one unresponsive UDP sender offering 30 Mbit/s
+# beside 4 TCP cubic flows, all behind the 20 Mbit/s htb, 10 ms RTT.
+# Under a pfifo leaf the UDP flow keeps the queue full and TCP backs off
+# from its drops; fq gives each of the 5 flows its own queue and a DRR
+# turn, and drops what the UDP flow queues beyond its flow_limit. 5 runs
+# per leaf, alternating, so that a slow stretch of the host hits both.
+UNFAIR_RUNS=5
+UDP_PORT=5202
+t_unfair() {
+	local d q r pid
+	d=$(ddir unfair)
+	topo3
+	rcv_delay 10ms
+	iperf_daemon
+	rn iperf3 -s -D -B "$D_RCV" -p "$UDP_PORT" >/dev/null
+	wait_port rcv "$UDP_PORT"
+	bottleneck_htb 20mbit
+	for r in $(seq "$UNFAIR_RUNS"); do
+		for q in pfifo fq; do
+			leaf_qdisc "$q"
+			sn iperf3 -c "$D_RCV" -p "$UDP_PORT" -u -b 30M -l 1400 -t 10 -J >"$d/$q-$r-udp.json" &
+			pid=$!
+			iperf "$d/$q-$r-tcp.json" -P 4 -t 10
+			wait "$pid" || fail "the UDP iperf3 ($q, run $r) failed: $(head -c 600 "$d/$q-$r-udp.json")"
+			sn tc -s qdisc show dev veth0 >"$d/$q-$r-qdisc.txt"
+			say "== run $r, $q leaf: TCP $(goodput "$d/$q-$r-tcp.json") Mbit/s, UDP $(goodput "$d/$q-$r-udp.json") Mbit/s"
+		done
+	done
+}
+
+# 8. Memory and scale (seed 002: "~2K per Qdisc, and 96 bytes per flow",
+# "designed to allow millions of concurrent flows per Qdisc").
+# (a) One idle qdisc: 256 dummy devices get pfifo, then fq (default
+# buckets); what each slab cache and MemFree say each fq costs beyond a
+# pfifo. (b) 1,000,000 flows held at once: fq (orphan_mask 2^32-1) as the
+# leaf of an 8 kbit/s tbf, so the packets stay queued and no flow can be
+# collected; pktgen offers one 64 B packet per distinct 4-tuple. fq's flow count and the
+# fq_flow_cache growth at that point give bytes per flow. The million
+# queued 64 B skbs take ~1 GB: scripts/demo.sh boots the guest with 4 GB.
+MEM_QDISCS=256
+# A few more 4-tuples than a million: fq keys socketless packets by their
+# 32-bit hash, and ~120 of a million collide.
+MEM_FLOWS=1000400
+# slab_snap FILE: "cache active_bytes" per slab cache, and MemFree (kB).
+slab_snap() {
+	sync
+	awk 'NR > 2 { print $1, $2 * $4 }' /proc/slabinfo >"$1"
+	awk '$1 == "MemFree:" { print "MemFree_kB", $2 }' /proc/meminfo >>"$1"
+}
+t_memory() {
+	local d i q st=/tmp/mem-fq.json p a count flows bytes0 bytes1 osz t0
+	# shellcheck source=tests/lib-pktgen.sh
+	. "$T/lib-pktgen.sh"
+	d=$(ddir memory)
+	ip netns add mem
+	for i in $(seq "$MEM_QDISCS"); do echo "link add m$i type dummy"; done | ip -n mem -batch -
+	sleep 1
+	slab_snap "$d/slab-base.txt"
+	for q in pfifo fq; do
+		for i in $(seq "$MEM_QDISCS"); do echo "qdisc replace dev m$i root $q"; done | tc -n mem -batch -
+		sleep 1
+		slab_snap "$d/slab-$q.txt"
+	done
+	ip netns exec mem tc qdisc show dev m1 >"$d/qdisc-idle.txt"
+	ip netns del mem
+	echo "$MEM_QDISCS" >"$d/qdiscs"
+
+	read -r p a < <(pg_tuples "$MEM_FLOWS")
+	count=$((p * a))
+	pg_setup handle 1: tbf rate 8kbit burst 1600 limit 100000
+	tc qdisc replace dev "$PG_DEV" parent 1:1 handle 10: fq limit $((count + 1000)) flow_limit 10 orphan_mask 4294967295
+	echo 1 >/sys/kernel/slab/fq_flow_cache/shrink 2>/dev/null || true
+	read -r _ osz bytes0 < <(slab_bytes fq_flow_cache)
+	pg_config "$MEM_FLOWS" 64 "$count"
+	t0=$(date +%s)
+	pg_start
+	# pktgen's thread waits for its last skb to be freed, and that one
+	# stays queued: done when it has handed over all of them.
+	until [ "$(pg_sent)" = "$count" ]; do
+		[ $(($(date +%s) - t0)) -lt 200 ] || fail "pktgen handed over $(pg_sent) of $count packets in 200 s"
+		sleep 2
+	done
+	read -r _ _ bytes1 < <(slab_bytes fq_flow_cache)
+	tc -s -j qdisc show dev "$PG_DEV" >"$st"
+	flows=$(python3 -c 'import json, sys; print([q for q in json.load(open(sys.argv[1])) if q["kind"] == "fq"][0]["flows"])' "$st")
+	tc -s qdisc show dev "$PG_DEV" >"$d/qdisc-1m.txt"
+	awk '$1 == "MemAvailable:" { print "MemAvailable_kB=" $2 }' /proc/meminfo >>"$d/held.txt"
+	printf 'offered=%s\nflows=%s\nobject_bytes=%s\nslab_growth=%s\n' \
+		"$count" "$flows" "$osz" "$((bytes1 - bytes0))" >>"$d/held.txt"
+	cat "$d/held.txt" "$d/qdisc-1m.txt"
+	say "== $flows flows held at once ($count offered, pktgen took $(($(date +%s) - t0)) s); fq_flow_cache grew $(((bytes1 - bytes0) / 1048576)) MiB, $osz B objects"
+	# Freeing the queue frees pktgen's last skb too, and its thread ends.
+	tc qdisc del dev "$PG_DEV" root
+	pg_wait
+	ip link del "$PG_DEV"
+	[ "$flows" -gt 0 ] || fail "fq holds no flow: $(cat "$d/qdisc-1m.txt")"
+}
