@@ -494,34 +494,63 @@ def gc():
     return table, [png]
 
 
+def runs_of(exp, pattern):
+    """Receiver goodput (Mbit/s) and retransmits of each run's iperf3 JSON,
+    pattern % run for run = 1, 2, ... while the files exist."""
+    out, r = [], 1
+    while os.path.exists(ddir(exp, pattern % r)):
+        j = ij(ddir(exp, pattern % r))
+        out.append((mbit(j["end"]["sum_received"]["bits_per_second"]), j["end"]["sum_sent"].get("retransmits", 0)))
+        r += 1
+    return out
+
+
+def compare_runs(label, before, after, claim_text, source):
+    """A table row and a claim line for before/after run lists."""
+    if not before or not after:
+        raise ValueError("no runs for %s" % label)
+    gb, ga = spread([g for g, _ in before]), spread([g for g, _ in after])
+    rb, ra = statistics.median(r for _, r in before), statistics.median(r for _, r in after)
+    row = ("%s: goodput median (min-max), Mbit/s; retransmits" % label,
+           "%.1f (%.1f-%.1f); %d" % (gb + (rb,)), "%.1f (%.1f-%.1f); %d" % (ga + (ra,)))
+    if ga[1] > gb[2]:
+        verdict = "reproduced"
+    elif ga[2] < gb[1]:
+        verdict = "NOT reproduced (worse)"
+    else:
+        verdict = "NOT reproduced (ranges overlap)"
+    claim(claim_text, source, "%.1f Mbit/s (%.1f-%.1f), %d retransmits" % (gb + (rb,)),
+          "%.1f Mbit/s (%.1f-%.1f), %d retransmits" % (ga + (ra,)), verdict,
+          "%d runs each: every after run above every before run" % min(len(before), len(after)))
+    return row, gb[0], ga[0]
+
+
 def lossy():
-    qs, losses, res = ("pfifo", "fq-nopacing", "fq"), ("0.1", "1"), {}
-    for loss in losses:
-        for q in qs:
-            j = ij(ddir("lossy", "%s-loss%s.json" % (q, loss)))
-            res[(q, loss)] = (mbit(j["end"]["sum_received"]["bits_per_second"]),
-                              j["end"]["sum_sent"].get("retransmits", 0))
-    dat("lossy.dat", [('"%s%% loss"' % loss,) + tuple("%.2f" % res[(q, loss)][0] for q in qs)
-                      for loss in losses])
+    table, pts = [], []
+    for loss in ("0.1", "1"):
+        row, b, a = compare_runs(
+            "%s%% loss" % loss, runs_of("lossy", "before-loss%s-%%d.json" % loss),
+            runs_of("lossy", "after-loss%s-%%d.json" % loss),
+            "TSO autosizing and pacing increase TCP performance in lossy environments (%s%% random loss, "
+            "50 ms RTT, 100 Mbit/s)" % loss, "001")
+        table.append(row)
+        pts.append(('"%s%% loss"' % loss, "%.2f" % b, "%.2f" % a))
+    dat("lossy.dat", pts)
     png = gnuplot("lossy_goodput",
-                  "set title 'TCP goodput (cubic) under random loss, 50 ms RTT, 100 Mbit/s path'\n"
+                  "set title 'TCP goodput (cubic, median of the runs) under random loss, 50 ms RTT, 100 Mbit/s path'\n"
                   "set style data histogram\nset style histogram cluster gap 1\nset style fill solid 0.8\n"
                   "set boxwidth 0.9\nset yrange [0:*]\nset ylabel 'goodput (Mbit/s)'\n"
-                  "plot 'lossy.dat' using 2:xtic(1) lc rgb '%s' title 'pfifo', '' using 3 lc rgb '%s' title 'fq nopacing', "
-                  "'' using 4 lc rgb '%s' title 'fq (pacing)'" % (COLORS["pfifo"], COLORS["fq-nopacing"], COLORS["fq"]))
-    for loss in losses:
-        pf, fqv = res[("pfifo", loss)][0], res[("fq", loss)][0]
-        claim("TSO autosizing + pacing increase TCP performance in lossy environments (%s%% random loss, 50 ms RTT)"
-              % loss, "001", "%.1f Mbit/s (pfifo)" % pf, "%.1f Mbit/s (fq)" % fqv,
-              "not shown" if fqv > pf else "NOT reproduced",
-              "one run per point: runs spread as much as these differences (issue 13)")
-    table = []
-    for loss in losses:
-        table.append(("goodput at %s%% loss (Mbit/s); retransmits" % loss,
-                      "%.2f; %d" % res[("pfifo", loss)],
-                      "%.2f; %d (fq nopacing: %.2f; %d)" % (res[("fq", loss)] + res[("fq-nopacing", loss)])))
+                  "plot 'lossy.dat' using 2:xtic(1) lc rgb '%s' title 'pfifo, tcp_min_tso_segs=44', "
+                  "'' using 3 lc rgb '%s' title 'fq, default'" % (COLORS["pfifo"], COLORS["fq"]))
     return table, [png]
 
+
+def shallow():
+    row, _, _ = compare_runs("20 Mbit/s, 10-packet queue", runs_of("shallow", "before-%d.json"),
+                             runs_of("shallow", "after-%d.json"),
+                             "... and behind a shallow buffer (20 Mbit/s bottleneck with a 10-packet queue, "
+                             "10 ms RTT), where a 44-segment burst overflows and paced packets do not", "001")
+    return [row], []
 
 def udp_received_mbit(j):
     """Receiver goodput of an iperf3 UDP client's JSON (its end.sum counts
@@ -667,13 +696,17 @@ EXPERIMENTS = {
     "memory": (memory, "reference", "this kernel",
                "(a) 256 dummy devices get pfifo, then fq with default buckets: slab growth "
                "(/proc/slabinfo) and MemFree per fq beyond a pfifo. (b) fq (limit above 1M, "
-               "orphan_mask 2^24-1) as the leaf of an 8 kbit/s tbf, so packets stay queued; pktgen "
-               "offers one 64 B packet per distinct 4-tuple, 1,000,000 of them; fq's flows and the "
+               "orphan_mask 2^32-1) as the leaf of an 8 kbit/s tbf, so packets stay queued; pktgen "
+               "offers one 64 B packet per distinct 4-tuple, 1,000,400 of them; fq's flows and the "
                "fq_flow_cache growth then."),
-    "lossy": (lossy, "pfifo", "fq",
-              "iperf3 cubic, 15 s (first second omitted), netem loss 0.1% / 1% and rate 100 Mbit/s on rtr "
-              "(after the sender cut its GSO packets, so single segments are lost), 50 ms RTT. pfifo has "
-              "no pacing; fq nopacing separates fq's scheduling from its pacing."),
+    "lossy": (lossy, "pfifo + tcp_min_tso_segs=44", "fq",
+              "iperf3 cubic, 8 s (first second omitted), netem loss 0.1% / 1% and rate 100 Mbit/s on rtr "
+              "(after the sender cut its GSO packets, so single segments are lost), 50 ms RTT; 5 runs per "
+              "point, before and after alternating. Before: big TSO bursts (pfifo, tcp_min_tso_segs=44); "
+              "after: TSO autosizing and pacing (fq, default sysctl)."),
+    "shallow": (shallow, "pfifo + tcp_min_tso_segs=44", "fq",
+                "As lossy, without random loss: a 20 Mbit/s netem bottleneck on rtr whose queue holds 10 "
+                "packets (the BDP is 17), 10 ms RTT, 5 runs each."),
 }
 
 

@@ -144,12 +144,29 @@ EOF
 	[ "$(wc -l <"$d/samples.csv")" -gt 10 ] || fail "too few fq samples in $d/samples.csv"
 }
 
-# 6. Random loss on the path (netem on rtr1, after segmentation) with a
-# 50 ms RTT: goodput with pfifo (no pacing), fq nopacing and fq.
+# 6. Seed 001: "This patch increases performance of TCP flows in lossy
+# environments." Before: big TSO bursts (pfifo, tcp_min_tso_segs=44);
+# after: TSO autosizing and pacing (fq, default sysctl). Random loss
+# (netem on rtr1, after the sender cut its GSO packets, so single
+# segments are lost) of 0.1 % and 1 %, 50 ms RTT, 100 Mbit/s path.
+# LOSSY_RUNS runs per point, before and after alternating.
+LOSSY_RUNS=5
+# mode_qdisc before|after: the sender's qdisc and TSO sizing of a mode
+# (after: the netns default, read into LOSSY_DEF by the experiment).
+mode_qdisc() {
+	if [ "$1" = before ]; then
+		snd_qdisc pfifo
+		sn sysctl -qw net.ipv4.tcp_min_tso_segs=44
+	else
+		snd_qdisc fq
+		sn sysctl -qw net.ipv4.tcp_min_tso_segs="$LOSSY_DEF"
+	fi
+}
 t_lossy() {
-	local d loss q name
+	local d loss m r
 	d=$(ddir lossy)
 	topo3
+	LOSSY_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
 	# Cut the GSO packets on veth0 itself, so that netem drops single
 	# segments, not whole 64 KB GSO packets; TCP still sends GSO skbs.
 	sn ethtool -K veth0 tso off >/dev/null
@@ -157,14 +174,37 @@ t_lossy() {
 	iperf_daemon
 	for loss in 0.1 1; do
 		xr tc qdisc replace dev rtr1 root netem loss "$loss%" rate 100mbit limit 1000
-		for q in pfifo "fq nopacing" fq; do
-			name=${q// /-}-loss$loss
-			# shellcheck disable=SC2086 # "fq nopacing" is two words for tc
-			snd_qdisc $q
-			iperf "$d/$name.json" -t 15 -O 1
-			say "== loss $loss%, $q: $(goodput "$d/$name.json") Mbit/s"
+		for r in $(seq "$LOSSY_RUNS"); do
+			for m in before after; do
+				mode_qdisc "$m"
+				iperf "$d/$m-loss$loss-$r.json" -t 8 -O 1
+				say "== loss $loss%, run $r, $m: $(goodput "$d/$m-loss$loss-$r.json") Mbit/s"
+			done
 		done
 	done
+}
+
+# 6b. The condition where pacing does help: a shallow-buffer bottleneck.
+# netem rate 20 Mbit/s with a 10-packet queue on rtr1 (the BDP at 10 ms is
+# 17 packets): a 44-segment burst overflows it, ~1 ms paced packets do
+# not. Before/after as in lossy, LOSSY_RUNS runs each.
+t_shallow() {
+	local d m r
+	d=$(ddir shallow)
+	topo3
+	LOSSY_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
+	sn ethtool -K veth0 tso off >/dev/null
+	rcv_delay 10ms
+	iperf_daemon
+	xr tc qdisc replace dev rtr1 root netem rate 20mbit limit 10
+	for r in $(seq "$LOSSY_RUNS"); do
+		for m in before after; do
+			mode_qdisc "$m"
+			iperf "$d/$m-$r.json" -t 8 -O 1
+			say "== shallow buffer, run $r, $m: $(goodput "$d/$m-$r.json") Mbit/s"
+		done
+	done
+	xr tc -s qdisc show dev rtr1 >"$d/rtr1-qdisc.txt"
 }
 
 # 7. Where pfifo is unfair: one unresponsive UDP sender offering 30 Mbit/s
