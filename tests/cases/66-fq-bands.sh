@@ -126,12 +126,20 @@ t_weights_other() {
 # SO_PRIORITY 0 (band 1), 16 per second, must all arrive.
 t_band_limit() {
 	band_topo 2mbit limit 100 flow_limit 1000
-	rn udpflows -R -p 9100 -t 12 -i 2000 >"$R/data/bands-limit-rx.txt" &
+	rn udpflows -R -p 9100 -t $((12 * ${FQP_TIMEOUT_SCALE:-1})) -i 2000 >"$R/data/bands-limit-rx.txt" &
 	rpid=$!
 	wait_listen rcv udp 9100
-	sn udpflows -d "$RCV_IP" -p 9200 -n 4 -t 4 -l 1000 -P 1 >"$R/data/bands-limit-flood.txt" &
+	# The flood fills band 2 before band 1 starts, and outlasts it: on a
+	# debug kernel on a busy host a 4 s flood was over before the band 1
+	# sender ended, and never overran the band (CI's core debug list).
+	sn udpflows -d "$RCV_IP" -p 9200 -n 4 -t $((4 * ${FQP_TIMEOUT_SCALE:-1})) -l 1000 -P 1 \
+		>"$R/data/bands-limit-flood.txt" &
 	fpid=$!
-	sleep 0.5
+	local end=$(($(date +%s) + 6 * ${FQP_TIMEOUT_SCALE:-1}))
+	until [ "$(fqsv "$(fqs snd veth0 10:)" band_drops_2)" -gt 0 ]; do
+		[ "$(date +%s)" -le "$end" ] || fail "the flood made no band 2 drop in $((6 * ${FQP_TIMEOUT_SCALE:-1})) s: $(cat "$R/data/bands-limit-flood.txt")"
+		sleep 0.2
+	done
 	sn udpflows -d "$RCV_IP" -p 9100 -C -c 40 -r 200k -l 1400 -P 0 >"$R/data/bands-limit-tx.txt" ||
 		fail "band 1 sender failed"
 	s=$(fqs snd veth0 10:)
