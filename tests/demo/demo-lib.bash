@@ -86,6 +86,19 @@ rr_daemon() {
 	wait_port snd "$RR_PORT"
 }
 
+# mode_qdisc before|after: seed 001's two senders. before: big TSO bursts
+# (pfifo, tcp_min_tso_segs=44); after: TSO autosizing and pacing (fq, the
+# netns default, which the experiment reads into TSO_DEF first).
+mode_qdisc() {
+	if [ "$1" = before ]; then
+		snd_qdisc pfifo
+		sn sysctl -qw net.ipv4.tcp_min_tso_segs=44
+	else
+		snd_qdisc fq
+		sn sysctl -qw net.ipv4.tcp_min_tso_segs="$TSO_DEF"
+	fi
+}
+
 # snd_qdisc SPEC...: snd's root qdisc on veth0 ("pfifo", "fq nopacing", ...).
 snd_qdisc() { sn tc qdisc replace dev veth0 root "$@"; }
 

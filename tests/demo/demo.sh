@@ -14,20 +14,14 @@ CASE_TIMEOUT=300
 # before: pfifo and tcp_min_tso_segs=44 (64 KB GSO packets, the old TSO
 # behaviour); after: fq and the default min_tso_segs (~1 ms of data each).
 t_burstiness() {
-	local d mode def
+	local d mode
 	d=$(ddir burstiness)
 	topo3
 	rcv_delay 20ms
 	iperf_daemon
-	def=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
+	TSO_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
 	for mode in before after; do
-		if [ "$mode" = before ]; then
-			snd_qdisc pfifo
-			sn sysctl -qw net.ipv4.tcp_min_tso_segs=44
-		else
-			snd_qdisc fq
-			sn sysctl -qw net.ipv4.tcp_min_tso_segs="$def"
-		fi
+		mode_qdisc "$mode"
 		cap_start snd veth0 "$d/$mode-snd.pcap" "tcp and src host $D_SND and dst port $IPERF_PORT"
 		cap_start rcv veth1 "$d/$mode-rcv.pcap" "tcp and src host $D_SND and dst port $IPERF_PORT"
 		iperf "$d/$mode.json" -t 6 --fq-rate 50M
@@ -154,22 +148,11 @@ EOF
 # segments are lost) of 0.1 % and 1 %, 50 ms RTT, 100 Mbit/s path.
 # LOSSY_RUNS runs per point, before and after alternating.
 LOSSY_RUNS=5
-# mode_qdisc before|after: the sender's qdisc and TSO sizing of a mode
-# (after: the netns default, read into LOSSY_DEF by the experiment).
-mode_qdisc() {
-	if [ "$1" = before ]; then
-		snd_qdisc pfifo
-		sn sysctl -qw net.ipv4.tcp_min_tso_segs=44
-	else
-		snd_qdisc fq
-		sn sysctl -qw net.ipv4.tcp_min_tso_segs="$LOSSY_DEF"
-	fi
-}
 t_lossy() {
 	local d loss m r
 	d=$(ddir lossy)
 	topo3
-	LOSSY_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
+	TSO_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
 	# Cut the GSO packets on veth0 itself, so that netem drops single
 	# segments, not whole 64 KB GSO packets; TCP still sends GSO skbs.
 	sn ethtool -K veth0 tso off >/dev/null
@@ -195,7 +178,7 @@ t_shallow() {
 	local d m r
 	d=$(ddir shallow)
 	topo3
-	LOSSY_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
+	TSO_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
 	sn ethtool -K veth0 tso off >/dev/null
 	rcv_delay 10ms
 	iperf_daemon
