@@ -25,11 +25,14 @@ timeout_scale=1
 [ "$FQP_CONFIG" != debug ] || timeout_scale=4
 export FQP_TIMEOUT_SCALE=$timeout_scale
 # FQP_DEADLINE (guest uptime, s; 0 = none): the host kills the guest at
-# its --timeout. Past this point a case is not started (a SKIP that says
-# so), and a running one is cut there, so that the verdict, the dmesg
-# check and kmemleak's scan still reach the host instead of a TIMEOUT that
-# loses them all.
+# its --timeout. A case is not started when less than min_start is left
+# before this point, and a running one is cut there, so that the verdict,
+# the dmesg check and kmemleak's scan still reach the host instead of a
+# TIMEOUT that loses them all. Either is a SKIP that says so: the budget
+# ran out, the case gave no verdict (a case cut short of its own limit
+# is not a hang; its own limit still makes one a failure).
 deadline=$FQP_DEADLINE
+min_start=$((60 * timeout_scale))
 
 cases=()
 for f in "$T"/cases/*.sh; do
@@ -53,11 +56,11 @@ for c in "${cases[@]}"; do
 	name=$(basename "$f" .sh | sed 's/^[0-9]*-//')_${fn#t_}
 	log=$R/logs/$name.log
 	to=$(($(bash -c ". '$f'; echo \${CASE_TIMEOUT:-300}") * timeout_scale))
-	cut=0
+	full_to=$to cut=0
 	if [ "$deadline" -gt 0 ]; then
 		up=$(cut -d. -f1 /proc/uptime)
-		if [ "$up" -ge "$deadline" ]; then
-			emit "ok $n $name # SKIP not started: the boot's time limit (boot-and-test --timeout) leaves nothing at ${up}s uptime"
+		if [ $((deadline - up)) -lt "$min_start" ] || [ $((deadline - up)) -lt 1 ]; then
+			emit "ok $n $name # SKIP not started: the boot's time limit (boot-and-test --timeout) leaves $((deadline > up ? deadline - up : 0))s at ${up}s uptime, under the ${min_start}s a case is given at least"
 			continue
 		fi
 		[ "$to" -le $((deadline - up)) ] || { to=$((deadline - up)) cut=1; }
@@ -87,13 +90,13 @@ for c in "${cases[@]}"; do
 	case $rc in
 	0) emit "ok $n $name # ${dt}s" ;;
 	4) emit "ok $n $name # SKIP $reason" ;;
-	124 | 137) if [ "$cut" = 1 ]; then
-			emit "# $name: cut after ${to}s at the boot's time limit (boot-and-test --timeout)"
+	124 | 137) tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		if [ "$cut" = 1 ]; then
+			emit "ok $n $name # SKIP cut after ${to}s, short of its own ${full_to}s limit, at the boot's time limit (boot-and-test --timeout): no verdict"
 		else
 			emit "# $name: TIMEOUT after ${to}s"
-		fi
-		tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
-		emit "not ok $n $name # TIMEOUT" ;;
+			emit "not ok $n $name # TIMEOUT"
+		fi ;;
 	*) tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
 		emit "not ok $n $name # exit $rc, ${dt}s" ;;
 	esac
