@@ -12,7 +12,7 @@
 
 WALL_WORKLOADS=(pktgen paced memory tcp profile)
 # Exact mode: bytes per flow come from pktgen's fq warm-up (memory rows).
-EXACT_WORKLOADS=(pktgen backlog paced tcp peak profile)
+EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced tcp peak profile)
 # Under TCG the guest's default clocksource is the HPET, and every clock
 # read is an emulated MMIO access: 21-27% of all samples in a pktgen
 # profile, more than the qdisc itself. Real machines read the TSC; so does

@@ -45,6 +45,15 @@ EX_BL_PCT=90
 EX_BL_WARMUP=2
 EX_BL_SECS=2
 EX_BL_WINDOWS=3
+# The backlog split (drain): guest seconds of the fill (one packet per
+# EX_BL_DELAY ns: 50,000 packets), and how long the drain may take (idle
+# time is skipped, so it costs nothing when it takes less).
+EX_DRAIN_FILL_SECS=10
+EX_DRAIN_SECS=5
+# The profiled fill: pktgen never sleeps (~100k packets in 0.3 s).
+EX_DRAIN_PROF_SECS=0.3
+# Idle qdiscs whose slab the qdiscmem point counts.
+EX_QDISCS=256
 # Peak flows held while EX_PEAK_FLOWS 4-tuples pass at EX_PEAK_PPS packets
 # per guest second (~10 s: three times the 3 s gc age), default buckets.
 EX_PEAK_FLOWS=1000000

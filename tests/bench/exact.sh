@@ -129,6 +129,139 @@ t_backlog() {
 
 
 
+# 2b. The backlog split in two, so that each half can be profiled. Fill:
+# pktgen sends one packet every EX_BL_DELAY ns (a sleep, as for the
+# backlog point, so that every kernel and qdisc gets the same number of
+# packets: EX_DRAIN_FILL_SECS / delay) over 64 flows into fq (or pfifo)
+# under a tbf of 8 kbit/s, which lets almost none out, so each packet is
+# one enqueue into 64 backlogged flows: busy guest instructions per packet
+# sent. pktgen runs without a count and is stopped: with a count it would
+# wait for its last packet, which tbf holds. Drain: tbf is raised to
+# 100 Gbit/s, and the guest's busy instructions until the backlog is gone,
+# per packet, are one dequeue each (tbf, the dummy's xmit and fq's). As
+# for the backlog point, the least of EX_BL_WINDOWS fills and drains (a
+# one-off guest job, an ext4 journal commit, lands in some of them). fq's
+# costs are fq - pfifo of each half.
+# Profile, fq only: perf record (cpu-clock, a sample every EX_PROF_PERIOD
+# instructions) of a fill with pktgen never sleeping (a sleeping sender
+# wakes with the sampling timer, which then never lands in the few
+# microseconds of work that follow: the backlog point's profile saw
+# nothing of fq for that reason), for EX_DRAIN_PROF_SECS, and of its
+# drain: instructions per packet of each fq_* symbol, per half.
+drain_setup() {
+	pg_setup handle 1: tbf rate 8kbit burst 3000 limit 100000000
+	tc qdisc replace dev "$PG_DEV" parent 1:1 "$@"
+}
+
+# drain_run LABEL [PERF-OUT]: one fill and its drain; prints "enq deq
+# packets": busy instructions per packet of each, and the packets
+# drained. With PERF-OUT, pktgen does not sleep and each half runs under
+# perf record, written to PERF-OUT-{fill,drain}.data.
+drain_run() {
+	local label=$1 perf=${2:-} n n0 n1 b0 b1 q secs=$EX_DRAIN_FILL_SECS
+	local rec=()
+	pg_config 64 64 0
+	if [ -n "$perf" ]; then
+		secs=$EX_DRAIN_PROF_SECS
+		rec=(perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o "$perf-fill.data" --)
+	else
+		pg_write "$PG/$PG_DEV" "delay $EX_BL_DELAY"
+	fi
+	b0=$(busy_ns)
+	pg_start
+	${rec[@]+"${rec[@]}"} sleep "$secs" >"$R/data/drain-$label-fill.txt" 2>&1 ||
+		fail "waiting for the fill failed ($label): $(tail -n 5 "$R/data/drain-$label-fill.txt")"
+	pg_stop
+	b1=$(busy_ns) n=$(pg_sent)
+	[ "${n:-0}" -gt 1000 ] || fail "pktgen sent only ${n:-0} packets in the fill ($label)"
+	awk -v b="$((b1 - b0))" -v n="$n" 'BEGIN { printf "%.1f ", b / n }'
+	[ -z "$perf" ] || rec=(perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o "$perf-drain.data" --)
+	n0=$(pg_txpkts) b0=$(busy_ns)
+	# The drain starts at tbf's next watchdog (one 60-byte packet at
+	# 8 kbit/s: 60 ms); idle time is not counted, so a generous sleep
+	# costs nothing.
+	${rec[@]+"${rec[@]}"} sh -c "tc qdisc change dev $PG_DEV root handle 1: tbf rate 100gbit burst 1000000 limit 100000000 && sleep $EX_DRAIN_SECS" \
+		>"$R/data/drain-$label-drain.txt" 2>&1 ||
+		fail "the drain failed ($label): $(tail -n 5 "$R/data/drain-$label-drain.txt")"
+	n1=$(pg_txpkts) b1=$(busy_ns)
+	q=$(tc -s qdisc show dev "$PG_DEV" parent 1:1 | tee "$R/data/drain-$label.txt" |
+		sed -n 's/.* backlog [0-9]*[KMG]*b \([0-9]*\)p.*/\1/p' | head -n 1)
+	[ "${q:-x}" = 0 ] || fail "the backlog of $label did not drain in ${EX_DRAIN_SECS}s of guest time: ${q:-?} packets left"
+	[ $((n1 - n0)) -gt 1000 ] || fail "only $((n1 - n0)) packets left tbf in the drain ($label)"
+	awk -v b="$((b1 - b0))" -v n="$((n1 - n0))" 'BEGIN { printf "%.1f %d\n", b / n, n }'
+}
+
+# drain_min LABEL QDISC-ARGS...: EX_BL_WINDOWS fills and drains; prints
+# the least fill and the least drain cost, and the packets of one drain.
+drain_min() {
+	local label=$1 i out=$R/data/drain-run.out
+	shift
+	for i in $(seq "$EX_BL_WINDOWS"); do
+		drain_setup "$@"
+		(drain_run "$label") >"$out" || fail "$(cat "$out")"
+		cat "$out" >>"$R/data/drain-$label.runs"
+		ip link del "$PG_DEV"
+	done
+	say "  $label fills and drains (insn/pkt, packets): $(tr '\n' ' ' <"$R/data/drain-$label.runs")" >&2
+	awk 'NR == 1 || $1 < e { e = $1 } NR == 1 || $2 < d { d = $2 } { n = $3 } END { print e, d, n }' "$R/data/drain-$label.runs"
+}
+
+# drain_symbols REPORT PACKETS PHASE: fq_* rows of one perf report.
+drain_symbols() {
+	perf report -i "$1" --stdio --no-children --sort sym -n --percent-limit 0 \
+		>"$1.txt" 2>"$1.err" || fail "perf report failed: $(tail -n 5 "$1.err")"
+	cp "$1.txt" "$R/data/profile-drain-$3.txt"
+	awk -v c="$2" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ && $4 ~ /^fq_/ {
+		printf "%s %.1f\n", $4, $2 * per / c }' "$1.txt" | while read -r sym insn; do
+		row profile "backlog-$3/$sym" insn "$insn" insn/pkt
+	done
+}
+
+t_drain() {
+	local v=tbf/64-flows/64B pe pd pn fe fd fn n out=$R/data/drain.out
+	local fqargs=(fq orphan_mask "$BIG_MASK" nopacing limit 1000000 flow_limit 100000)
+	(drain_min pfifo pfifo limit 10000000) >"$out" || fail "$(cat "$out")"
+	read -r pe pd pn <"$out"
+	(drain_min fq "${fqargs[@]}") >"$out" || fail "$(cat "$out")"
+	read -r fe fd fn <"$out"
+	say "  least fill, drain insn/pkt: pfifo $pe, $pd ($pn packets); fq $fe, $fd ($fn packets)"
+	row drain "$v" fq_enqueue_cost "$(awk -v a="$fe" -v b="$pe" 'BEGIN { printf "%.1f", a - b }')" insn/pkt
+	row drain "$v" fq_dequeue_cost "$(awk -v a="$fd" -v b="$pd" 'BEGIN { printf "%.1f", a - b }')" insn/pkt
+	row drain "$v" fq_fill_insn "$fe" insn/pkt
+	row drain "$v" fq_drain_insn "$fd" insn/pkt
+	row drain "$v" pfifo_fill_insn "$pe" insn/pkt
+	row drain "$v" pfifo_drain_insn "$pd" insn/pkt
+	command -v perf >/dev/null || { say "no perf in the guest image: the drain profile left out"; return 0; }
+	drain_setup "${fqargs[@]}"
+	(drain_run fq-perf /tmp/perf-drain) >"$out" || fail "$(cat "$out")"
+	read -r _ _ n <"$out"
+	ip link del "$PG_DEV"
+	drain_symbols /tmp/perf-drain-fill.data "$n" fill
+	drain_symbols /tmp/perf-drain-drain.data "$n" drain
+	rm -f /tmp/perf-drain-*.data
+}
+
+# 2c. What an idle qdisc costs: EX_QDISCS dummies get pfifo, then fq with
+# its defaults; the growth of every slab cache (/proc/slabinfo: the qdisc
+# and the 1024-bucket table are kmalloc slabs) per qdisc, fq beyond pfifo.
+slab_total() { sync; awk 'NR > 2 { s += $2 * $4 } END { printf "%.0f\n", s }' /proc/slabinfo; }
+t_qdiscmem() {
+	local i q b0 b1
+	ip netns add qm
+	for i in $(seq "$EX_QDISCS"); do echo "link add m$i type dummy"; done | ip -n qm -batch -
+	for q in pfifo fq; do
+		for i in $(seq "$EX_QDISCS"); do echo "qdisc replace dev m$i root $q"; done | tc -n qm -batch -
+		sleep 1
+		b1=$(slab_total)
+		[ "$q" = fq ] || b0=$b1
+	done
+	ip -n qm link show m1 >/dev/null
+	tc -n qm qdisc show dev m1 | grep -q '^qdisc fq ' || fail "m1 has no fq: $(tc -n qm qdisc show dev m1)"
+	ip netns del qm
+	say "  slab bytes: $b0 with $EX_QDISCS pfifo, $b1 with fq"
+	row qdiscmem idle-fq bytes_beyond_pfifo "$(((b1 - b0) / EX_QDISCS))" B
+}
+
 # 3. Paced flows: N connected UDP sockets with SO_MAX_PACING_RATE, together
 # EX_PACED_PPS packets/s, snd -> rcv over veth through fq. Busy guest
 # instructions per packet (sender, fq, veth and receiver: the whole guest)

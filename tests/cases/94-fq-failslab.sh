@@ -15,9 +15,17 @@
 #   of the run fails it on a leak from fq code).
 # gc reclaims flows idle for 3 s while a slow KASAN pktgen still runs, so
 # "flows made" is flows + gc.
-# The flow table's allocation in change() is not covered: it is a
-# GFP_KERNEL kvmalloc, which failslab does not reach and fail_page_alloc
-# could only hit together with the page faults of the tc process itself.
+# The flow table's allocation in change() (table_alloc_failure): a
+# kvmalloc, which falls back to vmalloc when kmalloc fails, except at up
+# to a page: buckets 512 is a 4 KB table, from kmalloc-4k, which the
+# debug boot flags for failslab too. Only the request fails: nlfuzz
+# --fail-change sets its own make-it-fail around that one netlink request
+# (task-filter), and every kmalloc-4k allocation made for it fails,
+# sleeping or not (tc cannot be used: its link dump before the request
+# takes kmalloc-4k too). The change must fail with ENOMEM and change
+# nothing, traffic must go on and add up, and the same change must
+# then succeed and keep every flow. The flow case marks pktgen's thread
+# alone, so the flagged kmalloc-4k fails nowhere else either.
 # shellcheck source=tests/lib-pktgen.sh
 . "$T/lib-pktgen.sh"
 # shellcheck source=tests/lib-fq.sh
@@ -27,6 +35,7 @@ CASE_TIMEOUT=120
 FS_FLOWS=20000
 FS=/sys/kernel/debug/failslab
 FS_CACHE=/sys/kernel/slab/fq_flow_cache/failslab
+FS_TABLE_CACHE=/sys/kernel/slab/kmalloc-4k/failslab
 
 # fs_set KEY=VALUE...: failslab's debugfs attributes.
 fs_set() {
@@ -36,8 +45,30 @@ fs_set() {
 	done
 }
 
-# fs_off: failures off (also on the way out of a failed case).
-fs_off() { echo 0 >"$FS/probability" 2>/dev/null || true; }
+# fs_off: failures off (also on the way out of a failed case), and no
+# task marked.
+fs_off() {
+	local p
+	echo 0 >"$FS/probability" 2>/dev/null || true
+	for p in /proc/[0-9]*/make-it-fail; do
+		[ "$(cat "$p" 2>/dev/null)" != 1 ] || echo 0 >"$p" 2>/dev/null || true
+	done
+}
+
+# fs_flagged FILE WHAT: the cache behind FILE has its failslab flag.
+fs_flagged() {
+	[ -e "$1" ] || fail "no $1 ($2 merged or absent)"
+	[ "$(cat "$1")" = 1 ] ||
+		fail "$2 is not flagged for failslab (boot-and-test.sh boots the debug kernel with slub_debug=A,fq_flow_cache,kmalloc-4k)"
+}
+
+# pg_thread_fails: only pktgen's thread (kpktgend_0, where its
+# queue_xmit enqueues into fq) may see failures.
+pg_thread_fails() {
+	local pid
+	pid=$(pgrep -x kpktgend_0) || fail "no kpktgend_0 thread"
+	echo 1 >"/proc/$pid/make-it-fail" || fail "cannot mark kpktgend_0 (/proc/$pid/make-it-fail)"
+}
 
 # fs_run SRC_BASE: FS_FLOWS packets, one per new 4-tuple (sources from
 # SRC_BASE), through pg0's fq; waits for pktgen.
@@ -57,11 +88,10 @@ t_flow_alloc_failures() {
 	# maxrate far above pktgen's rate: packets take the flow path, not the
 	# fast path (which makes no flows).
 	pg_setup fq orphan_mask 16777215 maxrate 30gbit limit 100000
-	[ -e "$FS_CACHE" ] || fail "no $FS_CACHE (fq_flow_cache merged or absent)"
+	fs_flagged "$FS_CACHE" fq_flow_cache
 	read -r slab0 _ _ < <(slab_bytes fq_flow_cache)
-	[ "$(cat "$FS_CACHE")" = 1 ] ||
-		fail "fq_flow_cache is not flagged for failslab (boot-and-test.sh boots the debug kernel with slub_debug=A,fq_flow_cache)"
-	fs_set cache-filter=Y ignore-gfp-wait=Y times=-1 interval=1 verbose=0 space=0
+	fs_set cache-filter=Y task-filter=Y ignore-gfp-wait=Y times=-1 interval=1 verbose=0 space=0
+	pg_thread_fails
 	fs_set probability=30
 	fs_run 1
 	fs_off
@@ -97,4 +127,60 @@ t_flow_alloc_failures() {
 	read -r e1 _ _ < <(slab_bytes fq_flow_cache)
 	say "fq_flow_cache objects: $slab0 before the qdisc, $e1 after its deletion"
 	[ "$e1" -le "$slab0" ] || fail "fq_flow_cache holds $e1 objects after the delete, $slab0 before"
+}
+
+t_table_alloc_failure() {
+	local st=$R/data/fs-table.stats out rc f0 f1 m1 acc ref sent dropped qlen tx
+	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
+	trap fs_off EXIT
+	trap 'exit 1' TERM
+	fs_flagged "$FS_TABLE_CACHE" kmalloc-4k
+	# 64 buckets (a 512-byte table) holding 20000 flows.
+	pg_setup fq orphan_mask 16777215 maxrate 30gbit limit 100000 buckets 64
+	fs_run 1
+	# gc (64 buckets: past 128 flows) frees flows idle for 3 s while a
+	# KASAN pktgen still sends: flows made = flows + gc.
+	fq_stats "$PG_DEV" >"$st"
+	f0=$(($(kv "$st" flows) + $(kv "$st" gc)))
+	[ "$f0" -gt $((FS_FLOWS * 98 / 100)) ] || fail "only $f0 flows made of $FS_FLOWS tuples before the resize"
+	fs_set cache-filter=Y task-filter=Y ignore-gfp-wait=N times=-1 interval=1 verbose=0 space=0
+	fs_set probability=100
+	# nlfuzz marks itself for this one request only: tc's own link dump
+	# before its request takes kmalloc-4k too (ENOBUFS, not fq's answer).
+	rc=0
+	out=$("$BIN/nlfuzz" --dev "$PG_DEV" --fail-change 9 2>&1) || rc=$?
+	fs_off
+	say "change to 512 buckets with kmalloc-4k failing for the request: exit $rc: $out"
+	[ "$rc" = 0 ] || fail "nlfuzz --fail-change got no answer: $out"
+	[[ $out == *"answer=-ENOMEM"* ]] || fail "the change did not answer ENOMEM: $out"
+	tc qdisc show dev "$PG_DEV" | grep -q ' buckets 64 ' ||
+		fail "the failed change altered the qdisc: $(tc qdisc show dev "$PG_DEV")"
+	fq_stats "$PG_DEV" >"$st"
+	[ $(($(kv "$st" flows) + $(kv "$st" gc))) = "$f0" ] ||
+		fail "flows + gc moved from $f0 to $(($(kv "$st" flows) + $(kv "$st" gc))) in a failed change"
+	# Traffic goes on, and adds up.
+	fs_run 101
+	fq_stats "$PG_DEV" >"$st"
+	f1=$(kv "$st" flows)
+	read -r acc ref < <(pg_counts "$PG/$PG_DEV")
+	sent=$(kv "$st" sent) dropped=$(kv "$st" dropped) qlen=$(kv "$st" qlen)
+	tx=$(pg_txpkts)
+	say "after the failure: $f1 flows; pktgen accepted $acc refused $ref; fq sent $sent dropped $dropped queued $qlen; dummy tx $tx"
+	[ $((acc + ref)) = $((sent + dropped + qlen)) ] ||
+		fail "offered $((acc + ref)) != fq sent $sent + dropped $dropped + queued $qlen"
+	[ "$tx" = "$sent" ] || fail "the device sent $tx, fq counts $sent"
+	[ "$(fqsv "$("$BIN/fqstats" "$PG_DEV")" allocation_errors)" = 0 ] ||
+		fail "flow allocations failed although only tc was marked"
+	# Failures off: the same change succeeds and keeps every flow.
+	tc qdisc change dev "$PG_DEV" root fq buckets 512 || fail "the change to 512 buckets failed with failures off"
+	tc qdisc show dev "$PG_DEV" | grep -q ' buckets 512 ' ||
+		fail "512 buckets not in the dump: $(tc qdisc show dev "$PG_DEV")"
+	# The rehash frees flows past the gc age and counts them as gc: with no
+	# packet in between, flows + gc stays what it was.
+	m1=$((f1 + $(kv "$st" gc)))
+	fq_stats "$PG_DEV" >"$st"
+	say "512 buckets: $(kv "$st" flows) flows, gc $(kv "$st" gc) (before: $f1 flows, flows + gc $m1)"
+	[ $(($(kv "$st" flows) + $(kv "$st" gc))) = "$m1" ] ||
+		fail "the resize lost flows: $(kv "$st" flows) + gc $(kv "$st" gc) != $m1"
+	tc qdisc del dev "$PG_DEV" root
 }

@@ -40,6 +40,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stddef.h>
@@ -1580,12 +1581,52 @@ static uint32_t parse_handle(const char *s)
 	return TC_H_MAKE(maj << 16, min);
 }
 
+/* --fail-change LOG: change the fq at --parent to buckets_log LOG with this
+ * process's make-it-fail set for that one request (fault injection with
+ * task-filter: only allocations made on its behalf may fail). Everything
+ * the request touches in user space is faulted in first, by a read-back.
+ * Prints the answer; exit 0 when one came.
+ */
+static int fail_change(unsigned int log)
+{
+	struct fqstate st;
+	struct tcase c;
+	struct answer a;
+	int fd, err;
+
+	if (getq(parent, &st) || strcmp(st.kind, "fq")) {
+		fprintf(stderr, "no fq at the given parent\n");
+		return 2;
+	}
+	memset(&c, 0, sizeof(c));
+	put_u32(&c, TCA_FQ_BUCKETS_LOG, log);
+	fd = open("/proc/self/make-it-fail", O_WRONLY);
+	if (fd < 0) {
+		perror("/proc/self/make-it-fail");
+		return 2;
+	}
+	if (write(fd, "1", 1) != 1) {
+		perror("make-it-fail");
+		return 2;
+	}
+	err = newq(0, handle, &c, &a);
+	if (write(fd, "0", 1) != 1) {
+		perror("make-it-fail");
+		return 2;
+	}
+	close(fd);
+	printf("nlfuzz\tfail-change\tbuckets_log=%u\tanswer=%s\textack=%s\n",
+	       log, ename(err ? a.err : 0), a.msg);
+	return 0;
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: nlfuzz --dev DEV [--kernel stock|patched] [--parent root|MAJ:MIN]\n"
 		"              [--handle MAJ:] [--modes create,change,replace] [--limit-test]\n"
 		"              [--only SUBSTR] [--quiet]\n"
+		"       nlfuzz --dev DEV --fail-change LOG\n"
 		"       nlfuzz --print-contract\n"
 		"--kernel defaults to $FQP_KERNEL. --limit-test expects a sender keeping the\n"
 		"qdisc under test full (e.g. fq under a slow tbf) and runs only that part.\n");
@@ -1599,11 +1640,13 @@ int main(int argc, char **argv)
 		{ "parent", 1, NULL, 'p' }, { "handle", 1, NULL, 'H' },
 		{ "modes", 1, NULL, 'm' }, { "limit-test", 0, NULL, 'L' },
 		{ "only", 1, NULL, 'o' }, { "quiet", 0, NULL, 'q' },
-		{ "print-contract", 0, NULL, 'P' }, { NULL, 0, NULL, 0 },
+		{ "print-contract", 0, NULL, 'P' }, { "fail-change", 1, NULL, 'F' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *dev = NULL, *modes = "create,change,replace", *only = NULL;
 	const char *kenv = getenv("FQP_KERNEL");
 	bool limit = false, contract = false;
+	int fail_log = -1;
 	struct fqstate st;
 	struct tcase c;
 	struct answer a;
@@ -1630,6 +1673,7 @@ int main(int argc, char **argv)
 		case 'o': only = optarg; break;
 		case 'q': quiet = true; break;
 		case 'P': contract = true; break;
+		case 'F': fail_log = atoi(optarg); break;
 		default: usage();
 		}
 	}
@@ -1685,6 +1729,8 @@ int main(int argc, char **argv)
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 
+	if (fail_log >= 0)
+		return fail_change(fail_log);
 	if (limit) {
 		if (!ensure_fq()) {
 			fprintf(stderr, "no fq at the given parent\n");
