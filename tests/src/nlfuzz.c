@@ -1609,7 +1609,8 @@ static int fail_change(unsigned int log)
 		perror("make-it-fail");
 		return 2;
 	}
-	err = newq(0, handle, &c, &a);
+	/* Handle 0: whatever fq sits at --parent is changed. */
+	err = newq(0, 0, &c, &a);
 	if (write(fd, "0", 1) != 1) {
 		perror("make-it-fail");
 		return 2;
