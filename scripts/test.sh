@@ -48,8 +48,11 @@ SEMANTIC_CASES='^(15-pcapstat|80-tdc):|^50-fq-options:(defaults|roundtrip|u32_ma
 # a receiver 18.6 ms late and reached -2.81 % of the rate. They run in a
 # second, short boot with the exact clock (guest time = instructions:
 # within 0.22 ms and -0.07 %, 80 s with the boot), when the whole suite
-# runs (no boot-and-test options given).
-EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt)$'
+# runs (no boot-and-test options given). So does 55-fq-pacing's
+# fq_rate_gaps (each gap within 20 % of len/rate): on the wall clock it
+# failed twice beside another guest (0.36 of the gaps near, unthrottle
+# latency 920 us), on the exact clock 1.00 of them, latency 11 us.
+EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt)$|^55-fq-pacing:fq_rate_gaps$'
 exact_boot=0
 if [ "$config" = debug ]; then
 	extra=(--exclude "$TIMING_CASES|$SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})

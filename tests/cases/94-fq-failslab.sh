@@ -158,14 +158,16 @@ t_table_alloc_failure() {
 	fq_stats "$PG_DEV" >"$st"
 	[ $(($(kv "$st" flows) + $(kv "$st" gc))) = "$f0" ] ||
 		fail "flows + gc moved from $f0 to $(($(kv "$st" flows) + $(kv "$st" gc))) in a failed change"
-	# Traffic goes on, and adds up.
+	# Traffic goes on, and adds up (pktgen counts its run, fq and the
+	# device since the qdisc was made: their growth over the run).
+	sent=$(kv "$st" sent) dropped=$(kv "$st" dropped) tx=$(pg_txpkts)
 	fs_run 101
 	fq_stats "$PG_DEV" >"$st"
 	f1=$(kv "$st" flows)
 	read -r acc ref < <(pg_counts "$PG/$PG_DEV")
-	sent=$(kv "$st" sent) dropped=$(kv "$st" dropped) qlen=$(kv "$st" qlen)
-	tx=$(pg_txpkts)
-	say "after the failure: $f1 flows; pktgen accepted $acc refused $ref; fq sent $sent dropped $dropped queued $qlen; dummy tx $tx"
+	sent=$(($(kv "$st" sent) - sent)) dropped=$(($(kv "$st" dropped) - dropped)) qlen=$(kv "$st" qlen)
+	tx=$(($(pg_txpkts) - tx))
+	say "after the failure: $f1 flows; pktgen accepted $acc refused $ref; over that run fq sent $sent dropped $dropped, queued $qlen; dummy tx $tx"
 	[ $((acc + ref)) = $((sent + dropped + qlen)) ] ||
 		fail "offered $((acc + ref)) != fq sent $sent + dropped $dropped + queued $qlen"
 	[ "$tx" = "$sent" ] || fail "the device sent $tx, fq counts $sent"
