@@ -34,6 +34,9 @@ export FQP_TIMEOUT_SCALE=$timeout_scale
 deadline=$FQP_DEADLINE
 min_start=$((60 * timeout_scale))
 
+# emit_tail LOG: a failed or cut case's last lines, as KTAP diagnostics.
+emit_tail() { tail -n 15 "$1" | sed 's/^/#   /' | while read -r l; do emit "$l"; done; }
+
 cases=()
 for f in "$T"/cases/*.sh; do
 	for fn in $(bash -c ". '$T/lib.sh'; . '$f'; declare -F" | awk '$3 ~ /^t_/ {print $3}'); do
@@ -59,7 +62,7 @@ for c in "${cases[@]}"; do
 	full_to=$to cut=0
 	if [ "$deadline" -gt 0 ]; then
 		up=$(cut -d. -f1 /proc/uptime)
-		if [ $((deadline - up)) -lt "$min_start" ] || [ $((deadline - up)) -lt 1 ]; then
+		if [ $((deadline - up)) -lt "$min_start" ]; then
 			emit "ok $n $name # SKIP not started: the boot's time limit (boot-and-test --timeout) leaves $((deadline > up ? deadline - up : 0))s at ${up}s uptime, under the ${min_start}s a case is given at least"
 			continue
 		fi
@@ -90,14 +93,14 @@ for c in "${cases[@]}"; do
 	case $rc in
 	0) emit "ok $n $name # ${dt}s" ;;
 	4) emit "ok $n $name # SKIP $reason" ;;
-	124 | 137) tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+	124 | 137) emit_tail "$log"
 		if [ "$cut" = 1 ]; then
 			emit "ok $n $name # SKIP cut after ${to}s, short of its own ${full_to}s limit, at the boot's time limit (boot-and-test --timeout): no verdict"
 		else
 			emit "# $name: TIMEOUT after ${to}s"
 			emit "not ok $n $name # TIMEOUT"
 		fi ;;
-	*) tail -n 15 "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+	*) emit_tail "$log"
 		emit "not ok $n $name # exit $rc, ${dt}s" ;;
 	esac
 done

@@ -255,7 +255,6 @@ t_qdiscmem() {
 		b1=$(slab_total)
 		[ "$q" = fq ] || b0=$b1
 	done
-	ip -n qm link show m1 >/dev/null
 	tc -n qm qdisc show dev m1 | grep -q '^qdisc fq ' || fail "m1 has no fq: $(tc -n qm qdisc show dev m1)"
 	ip netns del qm
 	say "  slab bytes: $b0 with $EX_QDISCS pfifo, $b1 with fq"
