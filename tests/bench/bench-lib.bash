@@ -65,6 +65,11 @@ EX_PACED_GAPS=3
 EX_PACED_WARMUP=3
 EX_TCP_BYTES=100M
 EX_TCP_RUNS="cubic:1 cubic:8 bbr:1 bbr:8"
+# TCP runs profiled after the counted ones (perf costs instructions of its
+# own, so the counted figure comes from an unprofiled run), and how much
+# each profiled run sends: where a TCP megabyte's instructions go.
+EX_TCP_PROF="cubic:1 bbr:1"
+EX_TCP_PROF_BYTES=20M
 EX_PROF_FLOWS="1 10000"
 EX_PROF_PERIOD=20000
 # Paced points profiled (after their measured windows) and for how long:

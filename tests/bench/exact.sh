@@ -371,6 +371,39 @@ t_tcp() {
 		b1=$(busy_ns)
 		row tcp "$cc-x$n" insn_per_MB "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); print("%.0f" % (int(sys.argv[2]) / (j["end"]["sum_received"]["bytes"] / 1e6)))' "$j" "$((b1 - b0))")" insn/MB
 	done
+	for r in $EX_TCP_PROF; do
+		tcp_profile "${r%:*}" "${r#*:}" "$d"
+	done
+}
+
+# tcp_profile CC N DIR: one more iperf3 run under perf record; per symbol
+# (the 12 largest, and every fq_*, tcp_*pacing* and tcp_tso_* symbol:
+# what the series changes), guest instructions per received MB.
+tcp_profile() {
+	local cc=$1 n=$2 d=$3 j data
+	command -v perf >/dev/null || { say "no perf in the guest image: TCP profile left out"; return 0; }
+	j=$d/prof-$cc-$n.json data=/tmp/perf-tcp.data
+	perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o "$data" -- \
+		ip netns exec snd iperf3 -c "$RCV_IP" -p 5201 -n "$EX_TCP_PROF_BYTES" -P "$n" -C "$cc" -J >"$j" 2>"$d/record-$cc-$n.txt" ||
+		fail "profiled iperf3 $cc x$n failed: $(head -c 300 "$j") $(tail -n 3 "$d/record-$cc-$n.txt")"
+	perf report -i "$data" --stdio --no-children --sort sym -n --percent-limit 0 \
+		>"$d/report-$cc-$n.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+	rm -f "$data"
+	local mb
+	mb=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"] / 1e6)' "$j")
+	# Lines: "  12.34%  1234  [k] tcp_sendmsg".
+	awk -v mb="$mb" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ {
+		k++; ins = $2 * per / mb
+		if ($4 ~ /^fq_/) fq += ins
+		if (k <= 12 || $4 ~ /^(fq_|tcp_.*pacing|tcp_tso_)/) printf "%s %.0f\n", $4, ins
+		} END { printf "fq_total %.0f\n", fq }' "$d/report-$cc-$n.txt" >"$d/symbols-$cc-$n.txt"
+	while read -r sym ins; do
+		if [ "$sym" = fq_total ]; then
+			row tcp "$cc-x$n" fq_insn_per_MB "$ins" insn/MB
+		else
+			row profile "tcp-$cc-x$n/$sym" insn "$ins" insn/MB
+		fi
+	done <"$d/symbols-$cc-$n.txt"
 }
 
 # 5. Where fq's instructions go: perf record (cpu-clock: under icount a
