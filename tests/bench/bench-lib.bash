@@ -58,7 +58,8 @@ EX_QDISCS=256
 # per guest second (~10 s: three times the 3 s gc age), default buckets.
 EX_PEAK_FLOWS=1000000
 EX_PEAK_PPS=100000
-# 100k sockets take two source addresses (60000 ports each).
+# Up to EX_PACED_PPS flows (t_paced says why no more). 100k sockets would
+# take two source addresses (60000 ports each).
 EX_PACED_FLOWS="1000 10000 100000"
 EX_PACED_PPS=10000
 EX_PACED_GAPS=3
