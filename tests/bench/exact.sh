@@ -206,10 +206,16 @@ drain_min() {
 	awk 'NR == 1 || $1 < e { e = $1 } NR == 1 || $2 < d { d = $2 } { n = $3 } END { print e, d, n }' "$R/data/drain-$label.runs"
 }
 
+# perf_symbols DATA OUT [LIMIT]: perf's per-symbol report of DATA (sample
+# counts, no children) into OUT, symbols under LIMIT % (default 0) left out.
+perf_symbols() {
+	perf report -i "$1" --stdio --no-children --sort sym -n --percent-limit "${3:-0}" \
+		>"$2" 2>"$2.err" || fail "perf report failed: $(tail -n 5 "$2.err")"
+}
+
 # drain_symbols REPORT PACKETS PHASE: fq_* rows of one perf report.
 drain_symbols() {
-	perf report -i "$1" --stdio --no-children --sort sym -n --percent-limit 0 \
-		>"$1.txt" 2>"$1.err" || fail "perf report failed: $(tail -n 5 "$1.err")"
+	perf_symbols "$1" "$1.txt"
 	cp "$1.txt" "$R/data/profile-drain-$3.txt"
 	awk -v c="$2" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ && $4 ~ /^fq_/ {
 		printf "%s %.1f\n", $4, $2 * per / c }' "$1.txt" | while read -r sym insn; do
@@ -345,8 +351,7 @@ paced_profile() {
 		sleep "$EX_PROF_PACED_SECS" >"$d/record.txt" 2>&1 ||
 		fail "perf record failed: $(tail -n 5 "$d/record.txt")"
 	s1=$(sn cat /sys/class/net/veth0/statistics/tx_packets)
-	perf report -i /tmp/perf-paced.data --stdio --no-children --sort sym -n --percent-limit 0 \
-		>"$d/report.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+	perf_symbols /tmp/perf-paced.data "$d/report.txt"
 	rm -f /tmp/perf-paced.data
 	cp "$d/report.txt" "$R/data/profile-paced-$n.txt"
 	grep -E '^ +[0-9.]+%' "$d/report.txt" | head -n 25
@@ -397,8 +402,7 @@ tcp_profile() {
 	perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o "$data" -- \
 		ip netns exec snd iperf3 -c "$RCV_IP" -p 5201 -n "$EX_TCP_PROF_BYTES" -P "$n" -C "$cc" -J >"$j" 2>"$d/record-$cc-$n.txt" ||
 		fail "profiled iperf3 $cc x$n failed: $(head -c 300 "$j") $(tail -n 3 "$d/record-$cc-$n.txt")"
-	perf report -i "$data" --stdio --no-children --sort sym -n --percent-limit 0 \
-		>"$d/report-$cc-$n.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+	perf_symbols "$data" "$d/report-$cc-$n.txt"
 	rm -f "$data"
 	local mb
 	mb=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum_received"]["bytes"] / 1e6)' "$j")
@@ -432,8 +436,7 @@ t_profile() {
 		perf record -a -e cpu-clock -c "$EX_PROF_PERIOD" -o /tmp/perf.data -- \
 			sh -c "echo start >$PG/pgctrl" >"$d/record-$F.txt" 2>&1 ||
 			fail "perf record failed: $(tail -n 5 "$d/record-$F.txt")"
-		perf report -i /tmp/perf.data --stdio --no-children --sort sym -n --percent-limit 0.2 \
-			>"$d/report-$F.txt" 2>"$d/report.err" || fail "perf report failed: $(tail -n 5 "$d/report.err")"
+		perf_symbols /tmp/perf.data "$d/report-$F.txt" 0.2
 		ip link del "$PG_DEV"
 		grep -E '^ +[0-9.]+%' "$d/report-$F.txt" | head -n 30
 		local v=$F-flows/${S}B
