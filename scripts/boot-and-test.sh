@@ -94,6 +94,9 @@ stage rootfs "$t"
 stamp=$(date +%Y%m%d-%H%M%S)
 rundir=${rundir:-$FQP_RESULTS/$stamp-$kernel-$config}
 mkdir -p "$rundir" "$FQP_RESULTS"
+# Absolute: the helpers are built with make -C, where a relative BIN would
+# put them under the tests directory and the guest would find none.
+rundir=$(cd "$rundir" && pwd)
 ln -sfn "$rundir" "$FQP_RESULTS/latest"
 t=$(date +%s)
 stage_dir=$rundir/disk
