@@ -12,7 +12,7 @@
 
 WALL_WORKLOADS=(pktgen paced memory tcp profile)
 # Exact mode: bytes per flow come from pktgen's fq warm-up (memory rows).
-EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced tcp peak profile)
+EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile)
 # Under TCG the guest's default clocksource is the HPET, and every clock
 # read is an emulated MMIO access: 21-27% of all samples in a pktgen
 # profile, more than the qdisc itself. Real machines read the TSC; so does
@@ -82,10 +82,7 @@ for k in stock patched; do
 	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$k" --config bench
 done
 export FQP_STEP=bench
-if [ -z "$clock" ]; then
-	# Exact where it can be (TCG); KVM keeps the wall clock.
-	if [ "$(pick_accel "$(kernel_image patched bench)")" = tcg ]; then clock=exact; else clock=wall; fi
-fi
+[ -n "$clock" ] || clock=$(auto_clock "$(kernel_image patched bench)")
 accel=$(clock_accel "$clock" "$(kernel_image patched bench)")
 if [ "$clock" = exact ]; then
 	WORKLOADS=("${EXACT_WORKLOADS[@]}") case_file=exact default_reps=3

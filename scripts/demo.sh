@@ -11,8 +11,9 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 [--kernel patched|stock] [--clock wall|exact] [--only NAME[,NAME]] [--results DIR]
   --kernel patched|stock  the kernel to boot (default patched)
-  --clock wall|exact      guest clock (default wall; see boot-and-test.sh:
-                          exact = QEMU icount, 1 vCPU, TCG only)
+  --clock wall|exact      guest clock (default exact under TCG, wall under
+                          KVM; see boot-and-test.sh: exact = QEMU icount,
+                          1 vCPU, TCG only; the README says why)
   --only NAME[,NAME]      run only these experiments (default all):
                           ${EXPERIMENTS[*]}
   --results DIR           run directory (default results/<time>-demo-<kernel>)
@@ -22,7 +23,7 @@ USAGE
 	exit 2
 }
 
-kernel=patched clock=wall only='' rundir=''
+kernel=patched clock='' only='' rundir=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
@@ -35,11 +36,16 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $kernel in stock | patched) ;; *) echo "bad --kernel: '$kernel'" >&2; usage ;; esac
-case $clock in wall | exact) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
+case $clock in '' | wall | exact) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
 sel=$(select_names experiment "$only" "${EXPERIMENTS[@]}") || usage
 mapfile -t selected <<<"$sel"
 
 ensure_packages
+if [ -z "$clock" ]; then
+	# The clock depends on the accelerator, whose probe boots the kernel.
+	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config test
+	clock=$(auto_clock "$(kernel_image "$kernel" test)")
+fi
 rundir=${rundir:-$FQP_RESULTS/$(date +%Y%m%d-%H%M%S)-demo-$kernel}
 mkdir -p "$rundir"
 rundir=$(cd "$rundir" && pwd)

@@ -141,6 +141,14 @@ pick_accel() {
 	printf '%s\n' "$FQP_ACCEL_PICKED"
 }
 
+# auto_clock BZIMAGE: the default guest clock of the demo and the
+# benchmark: exact (deterministic guest time) where the guest runs under
+# TCG, wall under KVM (the exact clock is TCG only, and KVM's wall clock
+# is real time).
+auto_clock() {
+	if [ "$(pick_accel "$1")" = tcg ]; then echo exact; else echo wall; fi
+}
+
 # Hash of the patch series, so trees are re-applied when it changes.
 series_patches() { grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/series" | awk '{print $1}'; }
 
