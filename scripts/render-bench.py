@@ -394,20 +394,32 @@ def exact_targets(get, med):
     for wl, var in [k for k in keys if k[0] == "backlog"]:
         a, b, q = ratio((wl, var), "fq_cost")
         add("fq cost with a standing backlog, %s" % var, 1.0, a, b, q, "insn/pkt")
-    paced = sorted([k for k in keys if k[0] == "paced"], key=lambda k: nflows(k[1]))
-    if paced:
-        a, b, q = ratio(paced[-1], "fq_insn_per_pkt")
-        add("paced flows, fq's own insn/pkt (profile) at %s" % paced[-1][1], 0.8, a, b, q, "insn/pkt")
-    if len(paced) > 1:
-        lo, hi = get.get(paced[0] + ("fq_insn_per_pkt",)), get.get(paced[-1] + ("fq_insn_per_pkt",))
+    def growth(pts, metric, what):
+        lo, hi = get.get(pts[0] + (metric,)), get.get(pts[-1] + (metric,))
         gs = med(hi, "stock") / med(lo, "stock") if med(lo, "stock") and med(hi, "stock") else None
         gp = med(hi, "patched") / med(lo, "patched") if med(lo, "patched") and med(hi, "patched") else None
         verdict = "-" if gp is None else ("met" if gp <= 1.15 else "**missed**")
-        lines.append("| paced fq cost growth %s -> %s (series alone; stock's for reference) | <= 1.15x | %s | %s | - | %s |" % (
-            paced[0][1], paced[-1][1], "%.3f" % gs if gs else "-", "%.3f" % gp if gp else "-", verdict))
-        for k in paced:
-            a, b, q = ratio(k, "late_p99")
-            add("departure lateness p99, paced %s" % k[1], 1.0, a, b, q, "ns")
+        lines.append("| %s growth %s -> %s (series alone; stock's for reference) | <= 1.15x | %s | %s | - | %s |" % (
+            what, pts[0][1], pts[-1][1], "%.3f" % gs if gs else "-", "%.3f" % gp if gp else "-", verdict))
+
+    # The paced cost targets come from the pacing workload (pktgen bursts
+    # paced out by maxrate, 1k to 100k flows); the socket-paced workload
+    # (paced) reaches 10k flows and gives the lateness.
+    pacing = sorted([k for k in keys if k[0] == "pacing"], key=lambda k: nflows(k[1]))
+    paced = sorted([k for k in keys if k[0] == "paced"], key=lambda k: nflows(k[1]))
+    if pacing:
+        a, b, q = ratio(pacing[-1], "fq_cost")
+        add("paced flows, fq cost over pfifo per packet, %s (maxrate bursts)" % pacing[-1][1], 0.8, a, b, q, "insn/pkt")
+    if len(pacing) > 1:
+        growth(pacing, "fq_cost", "paced fq cost")
+    if paced and not pacing:
+        a, b, q = ratio(paced[-1], "fq_insn_per_pkt")
+        add("paced flows, fq's own insn/pkt (profile) at %s" % paced[-1][1], 0.8, a, b, q, "insn/pkt")
+    if len(paced) > 1 and not pacing:
+        growth(paced, "fq_insn_per_pkt", "paced fq cost")
+    for k in paced:
+        a, b, q = ratio(k, "late_p99")
+        add("departure lateness p99, paced %s" % k[1], 1.0, a, b, q, "ns")
     for wl, var in [k for k in keys if k[0] == "memory"]:
         a, b, q = ratio((wl, var), "object_size")
         ba, bb, bq = ratio((wl, var), "bytes_per_flow")
