@@ -409,7 +409,7 @@ def exact_targets(get, med):
     paced = sorted([k for k in keys if k[0] == "paced"], key=lambda k: nflows(k[1]))
     if pacing:
         a, b, q = ratio(pacing[-1], "fq_cost")
-        add("paced flows, fq cost over pfifo per packet, %s (maxrate bursts)" % pacing[-1][1], 0.8, a, b, q, "insn/pkt")
+        add("paced flows, fq cost over pfifo per packet, %s (pacing: EDT bursts)" % pacing[-1][1], 0.8, a, b, q, "insn/pkt")
     if len(pacing) > 1:
         growth(pacing, "fq_cost", "paced fq cost")
     if paced and not pacing:
