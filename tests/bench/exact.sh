@@ -371,14 +371,14 @@ t_paced() {
 # profile. Cycles are repeated for EX_PACING_PKTS packets per point,
 # after an uncounted one (fq makes its flows then).
 pacing_setup() {
-	local n=$1 p a
+	local n=$1 per
 	shift
 	pg_setup "$@"
-	read -r p a < <(pg_tuples "$n")
+	read -r _ per < <(pacing_count "$n")
 	tc qdisc add dev "$PG_DEV" clsact
 	tc filter add dev "$PG_DEV" egress bpf direct-action obj "$BIN/pace.bpf.o" sec tc ||
 		fail "cannot attach pace.bpf.o to $PG_DEV egress"
-	pg_config "$n" 64 $((2 * p * a))
+	pg_config "$n" 64 "$per"
 	pg_write "$PG/$PG_DEV" "udp_dst_min $(pacing_delay_ms "$n")"
 	pg_write "$PG/$PG_DEV" "udp_dst_max $(pacing_delay_ms "$n")"
 }
@@ -388,6 +388,15 @@ pacing_setup() {
 # fill, the delay and a fifth.
 pacing_delay_ms() { echo $(($1 * 20 / 1000 > 5 ? $1 * 20 / 1000 : 5)); }
 pacing_wait() { awk -v d="$(pacing_delay_ms "$1")" 'BEGIN { printf "%.3f", d * 1.2 / 1000 + 0.01 }'; }
+
+# pacing_count N: "cycles packets-per-cycle" of a point: 2 packets to each
+# of pktgen's 4-tuples a cycle, cycles for EX_PACING_PKTS (at least one).
+pacing_count() {
+	local p a c
+	read -r p a < <(pg_tuples "$1")
+	c=$((EX_PACING_PKTS / (2 * p * a)))
+	echo "$((c > 0 ? c : 1)) $((2 * p * a))"
+}
 
 # pacing_cycles CYCLES WAIT: that many pktgen runs, each followed by a
 # sleep of WAIT s for its drain; prints the busy guest instructions. pg0
@@ -413,11 +422,9 @@ pacing_qlen() {
 # cycles" (the least busy of EX_BL_WINDOWS windows of cycles); leaves
 # pg0, drained, for the caller.
 pacing_point() {
-	local n=$1 cycles p a q
+	local n=$1 cycles per q
 	pacing_setup "$@"
-	read -r p a < <(pg_tuples "$n")
-	cycles=$((EX_PACING_PKTS / (2 * p * a)))
-	[ "$cycles" -ge 1 ] || cycles=1
+	read -r cycles per < <(pacing_count "$n")
 	# The uncounted cycle, and proof that pktgen did not wait for the
 	# paced packets: its own run time (its result line) is shorter than
 	# their delay.
@@ -436,7 +443,7 @@ pacing_point() {
 		echo "$b" >>"$R/data/pacing-$n-$2.windows"
 		[ -n "$min" ] && [ "$min" -le "$b" ] || min=$b
 	done
-	echo "$min $((cycles * 2 * p * a)) $cycles"
+	echo "$min $((cycles * per)) $cycles"
 	# Flows that share a hash slot (orphan_mask 2^24-1: a few at 10k
 	# flows, ~300 pairs at 100k) get 4 packets a cycle and carry a
 	# little backlog from cycle to cycle; let it go before the checks.
@@ -485,13 +492,11 @@ t_pacing() {
 # an uncounted one) as perf record's workload: per symbol, instructions
 # per packet offered.
 pacing_profile() {
-	local n=$1 d=$2 p a cycles w
+	local n=$1 d=$2 cycles per w
 	shift 2
 	command -v perf >/dev/null || { say "no perf in the guest image: pacing profile left out"; return 0; }
 	pacing_setup "$n" "$@"
-	read -r p a < <(pg_tuples "$n")
-	cycles=$((EX_PACING_PKTS / (2 * p * a)))
-	[ "$cycles" -ge 1 ] || cycles=1
+	read -r cycles per < <(pacing_count "$n")
 	w=$(pacing_wait "$n")
 	pacing_cycles 1 "$w" >/dev/null
 	# Writing start returns when pktgen has sent its count.
@@ -505,7 +510,7 @@ pacing_profile() {
 	grep -E '^ +[0-9.]+%' "$d/report.txt" | head -n 25
 	# Lines: "  12.34%  1234  [k] fq_dequeue": the 20 largest symbols but
 	# the idle loop, every fq_* and rb_* one, and their totals.
-	awk -v c="$((cycles * 2 * p * a))" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ && $4 !~ /cpuidle|default_idle/ {
+	awk -v c="$((cycles * per))" -v per="$EX_PROF_PERIOD" '/^ +[0-9.]+%/ && $4 !~ /cpuidle|default_idle/ {
 		k++; ins = $2 * per / c
 		if ($4 ~ /^fq_/) fq += ins
 		if ($4 ~ /^rb_/) rb += ins
