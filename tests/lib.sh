@@ -27,6 +27,24 @@ check() {
 	"$@" || fail "$what"
 }
 
+# cache_cmds CMD...: read each command's program and the shared objects it
+# loads into the page cache. Under the exact clock (QEMU icount, sleep=off)
+# a guest waiting on its disk is idle, and idle guest time jumps to the
+# next timer deadline again and again until the host completes the read:
+# a cold program started inside a timed window costs guest time that
+# depends on the host's load (CI, 2026-12-05: test_tc_edt's dd started
+# cold and the flow came up 2.35 % short of its rate, 1 % allowed).
+cache_cmds() {
+	local c p libs
+	for c in "$@"; do
+		p=$(command -v "$c") || fail "cache_cmds: no $c in the guest's PATH"
+		mapfile -t libs < <(ldd "$p" 2>/dev/null |
+			awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }')
+		cat "$p" ${libs[@]+"${libs[@]}"} >/dev/null ||
+			fail "cache_cmds: reading $p or its libraries failed"
+	done
+}
+
 sn() { ip netns exec snd "$@"; }
 rn() { ip netns exec rcv "$@"; }
 

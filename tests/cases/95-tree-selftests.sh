@@ -76,6 +76,8 @@ t_test_tc_edt() {
 	st_prepare test_tc_edt.sh 's/172\.16\.([12])\.100/198.18.\1.100/g'
 	[ -f "$STD/test_tc_edt.bpf.o" ] || fail "test_tc_edt.bpf.o was not built (helpers-build.log on the host)"
 	wall_note
+	# The 20 s window starts with timeout, bash and dd: cached first.
+	cache_cmds bash timeout dd ip cat
 	(cd "$STD" && bash ./test_tc_edt.sh) >"$out" 2>&1 || rc=$?
 	cat "$out"
 	[ "$rc" = 0 ] || fail "test_tc_edt.sh exited $rc: $(grep -m1 'bps difference' "$out" || tail -n 1 "$out")"
