@@ -11,7 +11,7 @@ cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
 echo "TAP version 13"
-echo "1..$((${#shells[@]} + ${#pys[@]}))"
+echo "1..$((${#shells[@]} + ${#pys[@]} + 1))"
 n=0 pass=0 failn=0
 for f in "${shells[@]}" "${pys[@]}"; do
 	n=$((n + 1))
@@ -29,5 +29,22 @@ for f in "${shells[@]}" "${pys[@]}"; do
 		failn=$((failn + 1))
 	fi
 done
+# tests/run.sh lists the cases without sourcing their files (case_list):
+# what sourcing each file defines must be what it lists.
+n=$((n + 1)) out=''
+for f in tests/cases/*.sh; do
+	want=$(T=$FQP_ROOT/tests bash -c ". tests/lib.sh; . '$f'; declare -F | awk -v to=\"\${CASE_TIMEOUT:-300}\" '\$3 ~ /^t_/ {print \$3, to}'" 2>&1) ||
+		out+="$f: sourcing it failed: $want"$'\n'
+	got=$(T=$FQP_ROOT/tests bash -c ". tests/lib.sh; case_list '$f'" | cut -d' ' -f2-)
+	[ "$want" = "$got" ] || out+="$f: sourcing defines [$(tr '\n' ' ' <<<"$want")], case_list reads [$(tr '\n' ' ' <<<"$got")]: define cases as t_NAME() at a line's start and CASE_TIMEOUT=N alone on its line"$'\n'
+done
+if [ -z "$out" ]; then
+	echo "ok $n lint:case_list"
+	pass=$((pass + 1))
+else
+	printf '%s' "$out" | sed 's/^/# /' | head -n 30
+	echo "not ok $n lint:case_list"
+	failn=$((failn + 1))
+fi
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]

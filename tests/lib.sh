@@ -45,6 +45,20 @@ cache_cmds() {
 	done
 }
 
+# case_list FILE...: "FILE FUNCTION TIMEOUT" for each case function of each
+# case file, files in the order given, functions in C order (declare -F's).
+case_list() {
+	awk 'FNR == 1 { files[++nf] = FILENAME; to[FILENAME] = 300 }
+	/^CASE_TIMEOUT=[0-9]+$/ { to[FILENAME] = substr($0, 14) + 0 }
+	/^t_[A-Za-z0-9_]+\(\)/ { fn = $0; sub(/\(.*/, "", fn); fns[FILENAME] = fns[FILENAME] " " fn }
+	END {
+		for (i = 1; i <= nf; i++) {
+			n = split(fns[files[i]], a, " ")
+			for (j = 1; j <= n; j++) print i, files[i], a[j], to[files[i]]
+		}
+	}' "$@" | LC_ALL=C sort -k1,1n -k3,3 | cut -d' ' -f2-
+}
+
 sn() { ip netns exec snd "$@"; }
 rn() { ip netns exec rcv "$@"; }
 
@@ -172,7 +186,12 @@ kw() {
 # output (its JSON has two "throttled" keys): sent dropped backlog qlen flows
 # inactive throttled_flows gc highprio throttled latency_ns flows_plimit.
 fq_stats() {
-	tc -s qdisc show dev "$1" | awk '
+	tc -s qdisc show dev "$1" | fq_stats_awk
+}
+# fq_stats_awk [-v roots=1]: fq_stats's parser of tc -s qdisc show. With
+# roots=1, the root fq qdiscs of every device, one line each: "DEV k=v ...".
+fq_stats_awk() {
+	awk "$@" '
 	function ns(v) {
 		if (v ~ /ns$/) return v + 0
 		if (v ~ /us$/) return v * 1e3
@@ -180,27 +199,35 @@ fq_stats() {
 		if (v ~ /s$/) return v * 1e9
 		return v + 0
 	}
-	$1 == "Sent" { print "sent=" $4; d = $7; sub(/,/, "", d); print "dropped=" d; next }
-	$1 == "backlog" { b = $2; sub(/b$/, "", b); q = $3; sub(/p$/, "", q); print "backlog=" b; print "qlen=" q; next }
+	function out(s) {
+		if (!roots) print s
+		else if (dev != "") line[dev] = line[dev] " " s
+	}
+	roots && $1 == "qdisc" {
+		seen = 0
+		dev = ($2 == "fq" && $6 == "root") ? $5 : ""
+		if (dev != "") devs[++nd] = dev
+	}
+	$1 == "Sent" { out("sent=" $4); d = $7; sub(/,/, "", d); out("dropped=" d); next }
+	$1 == "backlog" { b = $2; sub(/b$/, "", b); q = $3; sub(/p$/, "", q); out("backlog=" b); out("qlen=" q); next }
 	{
 		for (i = 1; i < NF; i++) {
 			k = $i; v = $(i + 1)
-			if (k == "flows" && !seen++) print "flows=" v + 0
-			else if (k == "(inactive") print "inactive=" v + 0
-			else if (k == "throttled" && v ~ /\)$/) print "throttled_flows=" v + 0
-			else if (k == "throttled") print "throttled=" v + 0
-			else if (k == "gc" || k == "highprio" || k == "flows_plimit") print k "=" v + 0
-			else if (k == "latency") printf "latency_ns=%.0f\n", ns(v)
+			if (k == "flows" && !seen++) out("flows=" v + 0)
+			else if (k == "(inactive") out("inactive=" v + 0)
+			else if (k == "throttled" && v ~ /\)$/) out("throttled_flows=" v + 0)
+			else if (k == "throttled") out("throttled=" v + 0)
+			else if (k == "gc" || k == "highprio" || k == "flows_plimit") out(k "=" v + 0)
+			else if (k == "latency") out(sprintf("latency_ns=%.0f", ns(v)))
 		}
-	}'
+	}
+	END { for (i = 1; i <= nd; i++) print devs[i] line[devs[i]] }'
 }
-
-# fq_stats_in NS DEV: fq_stats inside namespace NS ("" = the initial one).
 fq_stats_in() {
 	if [ -z "$1" ]; then
 		fq_stats "$2"
 	else
-		ip netns exec "$1" bash -c "$(declare -f fq_stats); fq_stats $2"
+		ip netns exec "$1" bash -c "$(declare -f fq_stats fq_stats_awk); fq_stats $2"
 	fi
 }
 
@@ -211,41 +238,51 @@ fq_stats_in() {
 # and backlog to 0) within 5 s, and if it still holds paced packets then,
 # a reset (link down) must empty it: qlen, backlog and flows all 0.
 fq_drain_check() {
-	local ns dev s prev bad=0
+	local ns s prev dev rest bad=0 busy end
 	local -a nsx
 	for ns in "" $(ip netns list 2>/dev/null | awk '{print $1}'); do
 		nsx=()
-		[ -z "$ns" ] || nsx=(ip netns exec "$ns")
-		for dev in $("${nsx[@]}" tc qdisc show 2>/dev/null | awk '$1 == "qdisc" && $2 == "fq" && $6 == "root" {print $5}'); do
-			# tc reads the counters without the qdisc lock: judge only
-			# a snapshot that two reads in a row agree on (traffic over).
-			prev=''
-			for _ in 1 2 3 4 5 6 7 8 9 10; do
-				s=$(fq_stats_in "$ns" "$dev")
-				if [ "$s" = "$prev" ] && grep -qx 'qlen=0' <<<"$s"; then
-					break
-				fi
-				prev=$s
-				sleep 0.5
-			done
-			if [ "$s" = "$prev" ] && grep -qx 'qlen=0' <<<"$s"; then
-				if fq_consistent "$s"; then
-					echo "fq-check: ${ns:-init}/$dev drained and consistent: $(tr '\n' ' ' <<<"$s")"
+		# nsenter joins only the network namespace: ip netns exec also
+		# makes a mount namespace and remounts /sys, 1-2 s a call on the
+		# debug kernel. One read covers every root fq of the namespace.
+		[ -z "$ns" ] || nsx=(nsenter --net="/run/netns/$ns")
+		# tc reads the counters without the qdisc lock: judge only a
+		# snapshot that two reads in a row agree on (traffic over). The
+		# wait is 5 s of time, not a number of reads: a read took 2.4 s
+		# on the debug kernel, and ten of them 26 s a case.
+		prev='' busy=1 end=$((EPOCHSECONDS + 5))
+		while :; do
+			s=$("${nsx[@]}" tc -s qdisc show 2>/dev/null | fq_stats_awk -v roots=1)
+			[ -n "$s" ] || break
+			busy=0
+			while read -r dev rest; do
+				[[ " $rest " == *" qlen=0 "* ]] || busy=1
+			done <<<"$s"
+			[ "$s" != "$prev" ] || [ "$busy" = 1 ] || break
+			[ -z "$prev" ] || [ "$EPOCHSECONDS" -lt "$end" ] || break
+			prev=$s
+			sleep 0.5
+		done
+		[ -n "$s" ] || continue
+		while read -r dev rest; do
+			if [ "$s" = "$prev" ] && [[ " $rest " == *" qlen=0 "* ]]; then
+				if fq_consistent "${rest// /$'\n'}"; then
+					echo "fq-check: ${ns:-init}/$dev drained and consistent: $rest"
 				else
-					echo "counters: ${ns:-init}/$dev inconsistent: $(tr '\n' ' ' <<<"$s")"
+					echo "counters: ${ns:-init}/$dev inconsistent: $rest"
 					bad=1
 				fi
 				continue
 			fi
-			echo "counters: ${ns:-init}/$dev still holds $(sed -n 's/^qlen=//p' <<<"$s") packets after 5 s (paced); resetting it"
+			echo "counters: ${ns:-init}/$dev still holds $(sed -n 's/.* qlen=\([0-9]*\).*/\1/p' <<<" $rest ") packets after 5 s (paced); resetting it"
 			"${nsx[@]}" ip link set dev "$dev" down
-			s=$(fq_stats_in "$ns" "$dev")
-			if ! fq_consistent "$s" || ! grep -qx 'qlen=0' <<<"$s" ||
-				! grep -qx 'backlog=0' <<<"$s" || ! grep -qx 'flows=0' <<<"$s"; then
-				echo "counters: ${ns:-init}/$dev not empty after reset: $(tr '\n' ' ' <<<"$s")"
+			rest=$(fq_stats_in "$ns" "$dev")
+			if ! fq_consistent "$rest" || ! grep -qx 'qlen=0' <<<"$rest" ||
+				! grep -qx 'backlog=0' <<<"$rest" || ! grep -qx 'flows=0' <<<"$rest"; then
+				echo "counters: ${ns:-init}/$dev not empty after reset: $(tr '\n' ' ' <<<"$rest")"
 				bad=1
 			fi
-		done
+		done <<<"$s"
 	done
 	return "$bad"
 }
