@@ -103,10 +103,15 @@ div() { awk -v a="$1" -v b="$2" 'BEGIN { if (b == 0) print "nan"; else printf "%
 
 # busy_ns: guest ns all CPUs spent outside idle since boot, from the nohz
 # idle accounting in /proc/timer_list (ns; /proc/stat has 10 ms ticks).
-# Under the exact clock, busy ns are guest instructions.
+# Under the exact clock, busy ns are guest instructions. Idle with a task
+# waiting on the disk is iowait_sleeptime, not idle_sleeptime: both are
+# left out, since under the exact clock that wait's length is set by the
+# host (guest time jumps from timer to timer until the read completes).
+# The fields: "  .idle_sleeptime : N nsecs", "  .iowait_sleeptime: N nsecs".
 busy_ns() {
 	awk '$1 == "now" && $2 == "at" { now = $3 }
 		$1 == "cpu:" { n++ }
 		$1 == ".idle_sleeptime" { idle += $3 }
+		$1 == ".iowait_sleeptime:" { idle += $2 }
 		END { printf "%.0f\n", n * now - idle }' /proc/timer_list
 }

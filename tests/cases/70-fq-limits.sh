@@ -67,10 +67,24 @@ t_limit_many_flows() {
 	sn udpflows -d "$RCV_IP" -p 9000 -C -n 50 -t 3 -r 10m -l 1000 >"$R/data/limit-tx.txt" &
 	tpid=$!
 	sleep 1.5
-	q=$(fqx snd veth0 qlen) f=$(fqx snd veth0 flows) d1=$(fqx snd veth0 drops)
+	# The limit must be reached and never passed. One sample can catch
+	# a dip: when the watchdog fires late, the flows due go at once
+	# (a fresh-machine CI run, 2026-12-05, beside a build: qlen 89 with
+	# 1301 drops). The largest of up to eight samples, 0.1 s apart and
+	# inside the 3 s flood, must be at 90-100 (stock 6.1: 90-100).
+	local qs=() q qmax=0
+	for _ in 1 2 3 4 5 6 7 8; do
+		kill -0 "$tpid" 2>/dev/null || break
+		q=$(fqx snd veth0 qlen)
+		qs+=("$q")
+		[ "$q" -le "$qmax" ] || qmax=$q
+		[ "$q" -lt 90 ] || break
+		sleep 0.1
+	done
+	f=$(fqx snd veth0 flows) d1=$(fqx snd veth0 drops)
 	wait "$tpid"
-	say "mid-run: qlen $q, flows $f, drops $d1"
-	[ "$q" -le 100 ] && [ "$q" -ge 90 ] || fail "mid-run qlen $q, want the qdisc at limit 100"
+	say "mid-run: qlen ${qs[*]} (largest $qmax), flows $f, drops $d1"
+	[ "$qmax" -le 100 ] && [ "$qmax" -ge 90 ] || fail "mid-run qlen ${qs[*]}, want the qdisc at limit 100"
 	[ "$f" -ge 50 ] || fail "only $f flows for 50 sockets"
 	[ "$d1" -gt 0 ] || fail "no drops mid-run"
 	drained
