@@ -88,9 +88,12 @@ build_behind() {
 	[ "$debug_next" = 1 ] || return 0
 	mkdir -p "${behind_log%/*}"
 	log "building the patched debug kernel behind the suite at idle priority (log: $behind_log)"
-	behind_t0=$(date +%s)
-	chrt --idle 0 nice -n 19 "$FQP_ROOT/scripts/build-kernel.sh" --tree patched --config debug \
-		>"$behind_log" 2>&1 &
+	(
+		t0=$(date +%s) r=0
+		chrt --idle 0 nice -n 19 "$FQP_ROOT/scripts/build-kernel.sh" --tree patched --config debug || r=$?
+		echo "built-behind: exit $r after $(($(date +%s) - t0))s"
+		exit "$r"
+	) >"$behind_log" 2>&1 &
 	behind_pid=$!
 }
 # step CMD...: run one stage, keep its "N passed, N failed" line for the total.
@@ -117,7 +120,7 @@ fi
 if [ -n "$behind_pid" ]; then
 	log "waiting for the debug kernel's build behind the suite (log: $behind_log)"
 	if wait "$behind_pid"; then
-		log "debug kernel built behind the suite in $(($(date +%s) - behind_t0))s"
+		log "debug kernel built behind the suite: $(sed -n 's/^built-behind: exit 0 after //p' "$behind_log")"
 	else
 		warn "the debug kernel's build behind the suite failed (log: $behind_log); the debug run builds it again and reports its error"
 	fi
