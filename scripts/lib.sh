@@ -149,13 +149,13 @@ auto_clock() {
 	if [ "$(pick_accel "$1")" = tcg ]; then echo exact; else echo wall; fi
 }
 
-# Hash of the patch series, so trees are re-applied when it changes.
 # The debug kernel's core cases (bad input, reconfiguration under load, the
 # fuzzers, concurrency, the known bugs, fault injection): what CI's debug
 # stage always runs. With --debug-next, scripts/test.sh leaves them to it.
 FQP_DEBUG_CORE='^50-fq-options:(bad_input|bad_input_atomic|limit_lowered_full|replace_delete_under_load)$|^66-fq-bands:(bad_input_atomic|band_limit|reset_clears_band_counters)$|^(72-fq-limit-peeked|85-fq-netlink-fuzz|86-fq-churn|87-sysctl-fuzz|89-fq-concurrency|94-fq-failslab):|^90-fq-known-bugs:(huge_mtu_default_quantum|reset_with_backlog|tbf_limit0_sfq_graft_cve_2025_39677)$'
 export FQP_DEBUG_CORE
 
+# Hash of the patch series, so trees are re-applied when it changes.
 series_patches() { grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/series" | awk '{print $1}'; }
 
 series_hash() {

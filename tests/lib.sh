@@ -223,6 +223,8 @@ fq_stats_awk() {
 	}
 	END { for (i = 1; i <= nd; i++) print devs[i] line[devs[i]] }'
 }
+
+# fq_stats_in NS DEV: fq_stats inside namespace NS ("" = the initial one).
 fq_stats_in() {
 	if [ -z "$1" ]; then
 		fq_stats "$2"
@@ -276,7 +278,7 @@ fq_drain_check() {
 			fi
 			echo "counters: ${ns:-init}/$dev still holds $(sed -n 's/.* qlen=\([0-9]*\).*/\1/p' <<<" $rest ") packets after 5 s (paced); resetting it"
 			"${nsx[@]}" ip link set dev "$dev" down
-			rest=$(fq_stats_in "$ns" "$dev")
+			rest=$("${nsx[@]}" tc -s qdisc show dev "$dev" | fq_stats_awk)
 			if ! fq_consistent "$rest" || ! grep -qx 'qlen=0' <<<"$rest" ||
 				! grep -qx 'backlog=0' <<<"$rest" || ! grep -qx 'flows=0' <<<"$rest"; then
 				echo "counters: ${ns:-init}/$dev not empty after reset: $(tr '\n' ' ' <<<"$rest")"
