@@ -13,6 +13,8 @@ usage: $0 [options]
   --bzimage PATH          boot this kernel instead of building one
   --filter REGEX          run only guest cases whose file:case name matches
   --exclude REGEX         skip guest cases whose file:case name matches (not run, not counted)
+  --shard I/N             run cases I, I+N, I+2N... of the selected list (0 <= I < N):
+                          N boots side by side run them all (scripts/test.sh --shards)
   --cases DIR             run the case files in DIR instead of tests/cases
   --timeout SEC           hard limit for the whole boot (default 3600)
   --silence SEC           fail if the guest prints nothing for SEC (default 900)
@@ -33,7 +35,7 @@ USAGE
 	exit 2
 }
 
-kernel=patched config=test bzimage='' filter='' exclude='' cases='' timeout=3600 silence=900
+kernel=patched config=test bzimage='' filter='' exclude='' shard='' cases='' timeout=3600 silence=900
 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
 	--filter) filter=${2:-}; shift ;;
 	--cases) cases=${2:-}; shift ;;
 	--exclude) exclude=${2:-}; shift ;;
+	--shard) shard=${2:-}; shift ;;
 	--timeout) timeout=${2:-}; shift ;;
 	--silence) silence=${2:-}; shift ;;
 	--mem) mem=${2:-}; shift ;;
@@ -63,6 +66,10 @@ case $kernel in stock | patched) ;; *) echo "bad --kernel: $kernel" >&2; usage ;
 case $config in test | debug | bench) ;; *) echo "bad --config: $config" >&2; usage ;; esac
 case $clock in wall | exact) ;; *) echo "bad --clock: $clock (wall or exact)" >&2; usage ;; esac
 [[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
+if [ -n "$shard" ]; then
+	[[ $shard =~ ^([0-9]+)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
+		{ echo "bad --shard: $shard (I/N with 0 <= I < N)" >&2; usage; }
+fi
 [ -n "$smp" ] || smp=$(clock_smp "$clock")
 [[ $smp =~ ^[1-9][0-9]*$ ]] || { echo "bad --smp: $smp" >&2; usage; }
 # Cases that need the debug config's fault injection (failslab, debugfs)
@@ -128,7 +135,7 @@ if [ -f "$st/net/so_txtime.sh" ] && [ -f "$st/bpf/test_tc_edt.sh" ]; then
 		{ cat "$rundir/helpers-build.log" >&2; die "building the tree's selftests failed (log: $rundir/helpers-build.log)" "check $st and re-run"; }
 fi
 {
-	printf 'filter=%q\nexclude=%q\n' "$filter" "$exclude"
+	printf 'filter=%q\nexclude=%q\nshard=%q\n' "$filter" "$exclude" "$shard"
 	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\nFQP_CLOCK=%q\n' "$kernel" "$config" "$clock"
 	# The guest stops starting cases this long before the timeout: the
 	# final dmesg and kmemleak check, the shutdown and the boot itself.
@@ -251,7 +258,9 @@ host_cases=()
 host_case() { host_cases+=("$1|$2"); }
 # The series checks belong to the suite, not to the demo or the benchmark
 # (--cases): they read the patches, not the booted kernel.
-if [ "$kernel" = patched ] && [ -z "$cases" ] && [ -f "$FQP_PATCHED/.fqp-series" ]; then
+# A shard past the first leaves them to the first.
+if [ "$kernel" = patched ] && [ -z "$cases" ] && [ "${shard%%/*}" = "${shard:+0}" ] &&
+	[ -f "$FQP_PATCHED/.fqp-series" ]; then
 	host_case 0 "series_quilt_push_applies"
 	cp_log=$rundir/checkpatch.log
 	: >"$cp_log"
@@ -286,7 +295,7 @@ fi
 pass=0 failn=0 skipn=0 i=0
 {
 	echo "KTAP version 1"
-	echo "# $kernel/$config kernel, ${accel^^}, clock $clock, $smp vCPU, run dir $rundir"
+	echo "# $kernel/$config kernel, ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
 	for hc in "${host_cases[@]}"; do
 		i=$((i + 1))
 		if [ "${hc%%|*}" = 0 ]; then echo "ok $i ${hc#*|}"; else echo "not ok $i ${hc#*|}"; fi

@@ -10,27 +10,37 @@
 
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [-- boot-and-test options]
+usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [--shards N] [-- boot-and-test options]
   --quick       skip the lint, the series review builds and the host self-tests
+  --shards N    split the cases over N guests booted side by side (default 2
+                with --config debug, whose guest keeps about one host core
+                busy; 1 otherwise: the timing cases want the host to themselves)
   --debug-next  a debug-kernel run follows (CI): build the patched debug kernel
                 behind the suite at idle priority, and leave the debug core
                 cases (FQP_DEBUG_CORE, scripts/lib.sh) to that run
 USAGE
 	exit 2
 }
-kernel=patched config=test selftest=1 extra=() debug_next=0
+kernel=patched config=test selftest=1 extra=() debug_next=0 shards=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
 	--quick) selftest=0 ;;
 	--debug-next) debug_next=1 ;;
+	--shards) shards=${2:-}; shift ;;
 	--) shift; extra=("$@"); break ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
 	shift
 done
+
+if [ -z "$shards" ]; then
+	shards=1
+	[ "$config" != debug ] || shards=2
+fi
+[[ $shards =~ ^[1-9]$ ]] || { echo "bad --shards: $shards (1-9)" >&2; usage; }
 
 # Under KASAN, lockdep and kmemleak a TCG guest runs several times slower:
 # the cases that assert rates, delays and the 3 s gc age cannot hold there
@@ -106,8 +116,37 @@ fi
 if [ "$selftest" = 1 ] && [ "$kernel" = patched ]; then
 	step "$FQP_ROOT/scripts/check-series.sh"
 fi
+# boot_shards: the suite in $shards guests side by side, each with its
+# share of the cases (boot-and-test --shard I/N), their verdicts in turn.
+# The debug kernel's guest is CPU-bound on about one vCPU (KASAN, lockdep,
+# kmemleak under TCG), so a second guest uses the host's other core.
+boot_shards() {
+	local i stamp pids=() outs=() bz
+	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config" || { rc=1; return; }
+	"$FQP_ROOT/scripts/build-rootfs.sh" || { rc=1; return; }
+	bz=$(kernel_image "$kernel" "$config")
+	stamp=$(date +%Y%m%d-%H%M%S)
+	log "booting $shards $kernel/$config guests side by side, the cases split between them"
+	for ((i = 0; i < shards; i++)); do
+		outs[i]=$(mktemp)
+		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" \
+			--config "$config" --bzimage "$bz" --shard "$i/$shards" \
+			--results "$FQP_RESULTS/$stamp-$kernel-$config-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
+		pids[i]=$!
+	done
+	for ((i = 0; i < shards; i++)); do
+		wait "${pids[i]}" || rc=1
+		echo "# guest $((i + 1)) of $shards (boot-and-test --shard $i/$shards):"
+		tee -a "$counts" <"${outs[i]}"
+		rm -f "${outs[i]}"
+	done
+}
 build_behind
-step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"}
+if [ "$shards" = 1 ]; then
+	step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"}
+else
+	boot_shards
+fi
 if [ "$exact_boot" = 1 ]; then
 	# --cases: the series checks ran in the first boot's verdict already.
 	step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" --clock exact \

@@ -15,7 +15,7 @@ ktap_out=/dev/ttyS1
 [ -w "$ktap_out" ] || ktap_out=/dev/null
 emit() { printf '%s\n' "$*" | tee -a "$R/ktap.txt" >"$ktap_out"; }
 
-filter='' exclude='' FQP_KERNEL=unknown FQP_CONFIG=unknown FQP_CLOCK=wall FQP_DEADLINE=0
+filter='' exclude='' shard='' FQP_KERNEL=unknown FQP_CONFIG=unknown FQP_CLOCK=wall FQP_DEADLINE=0
 # shellcheck source=/dev/null
 [ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
 export FQP_KERNEL FQP_CONFIG FQP_CLOCK
@@ -58,10 +58,20 @@ while read -r f fn to; do
 	cases+=("$f:$fn")
 	case_to[$f]=$to
 done < <(case_list "$T"/cases/*.sh)
+# shard=I/N (boot-and-test --shard): this guest runs cases I, I+N, I+2N...
+# of the list, and N guests side by side run it all.
+if [ -n "$shard" ]; then
+	keep=()
+	for i in "${!cases[@]}"; do
+		[ $((i % ${shard#*/})) != "${shard%/*}" ] || keep+=("${cases[i]}")
+	done
+	cases=(${keep[@]+"${keep[@]}"})
+fi
 
 emit "KTAP version 1"
 emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 [ -z "$exclude" ] || emit "# excluded by request: cases matching /$exclude/"
+[ -z "$shard" ] || emit "# shard $shard: this guest runs the list's cases $((${shard%/*} + 1)), $((${shard%/*} + 1 + ${shard#*/})), ...; other guests run the rest"
 emit "1..$((${#cases[@]} + 1))"
 dmesg >"$R/dmesg-boot.txt"
 n=0
