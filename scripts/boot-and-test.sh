@@ -259,7 +259,7 @@ host_case() { host_cases+=("$1|$2"); }
 # The series checks belong to the suite, not to the demo or the benchmark
 # (--cases): they read the patches, not the booted kernel.
 # A shard past the first leaves them to the first.
-if [ "$kernel" = patched ] && [ -z "$cases" ] && [ "${shard%%/*}" = "${shard:+0}" ] &&
+if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard%%/*}" = 0 ]; } &&
 	[ -f "$FQP_PATCHED/.fqp-series" ]; then
 	host_case 0 "series_quilt_push_applies"
 	cp_log=$rundir/checkpatch.log
