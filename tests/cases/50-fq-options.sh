@@ -4,10 +4,6 @@
 # shellcheck source=tests/lib-fq.sh
 . "$T/lib-fq.sh"
 CASE_TIMEOUT=90
-# A tc command that takes this long hung. Scaled like the case's own limit:
-# a debug guest sharing a 2-core host with another took over 10 s for one
-# rejected change (CI, stop 23), and the commands after it ran normally.
-TMO=$((10 * ${FQP_TIMEOUT_SCALE:-1}))
 
 # jget NS DEV: the root fq options as JSON on stdout
 jget() { ip netns exec "$1" tc -j qdisc show dev "$2"; }
@@ -132,7 +128,7 @@ t_u32_max() {
 bad() {
 	local before after rc=0
 	before=$(sn tc -j qdisc show dev veth0)
-	timeout "$TMO" ip netns exec snd "$@" 2>&1 || rc=$?
+	stimeout 10 ip netns exec snd "$@" 2>&1 || rc=$?
 	[ "$rc" != 124 ] || fail "'$*' hung"
 	[ "$rc" != 0 ] || fail "'$*' was accepted"
 	after=$(sn tc -j qdisc show dev veth0)
@@ -183,7 +179,7 @@ t_bad_input() {
 	sn tc qdisc del dev veth0 root
 	for o in "quantum 0" "quantum 2147483648" "initial_quantum 4294967295" "buckets 524288"; do
 		# shellcheck disable=SC2086
-		! timeout "$TMO" ip netns exec snd tc qdisc add dev veth0 root fq $o 2>&1 ||
+		! stimeout 10 ip netns exec snd tc qdisc add dev veth0 root fq $o 2>&1 ||
 			fail "add fq $o accepted"
 		sn tc -j qdisc show dev veth0 | grep -q '"kind":"fq"' && fail "add fq $o left an fq"
 	done
@@ -249,7 +245,7 @@ t_limit_lowered_full() {
 	# 50 sockets x 40 packets: a full fq made of many flows
 	out=$(sn udpflows -d "$RCV_IP" -p 9000 -C -n 50 -c 2000 -l 1000)
 	q0=$(fqx snd veth0 qlen 10:)
-	timeout "$TMO" ip netns exec snd tc qdisc change dev veth0 parent 1:1 handle 10: fq limit 100 ||
+	stimeout 10 ip netns exec snd tc qdisc change dev veth0 parent 1:1 handle 10: fq limit 100 ||
 		fail "lowering limit under load failed or hung"
 	j=$(snap snd veth0)
 	q1=$(qv "$j" fq qlen) hq=$(qv "$j" htb qlen) b1=$(qv "$j" fq backlog) hb=$(qv "$j" htb backlog)
@@ -299,7 +295,7 @@ t_replace_delete_under_load() {
 			"qdisc replace dev veth0 root fq" \
 			"qdisc del dev veth0 root"; do
 			# shellcheck disable=SC2086
-			timeout "$TMO" ip netns exec snd tc $cmd || fail "round $i: 'tc $cmd' failed or hung"
+			stimeout 10 ip netns exec snd tc $cmd || fail "round $i: 'tc $cmd' failed or hung"
 		done
 	done
 	wait "$ipid" || fail "iperf3 failed while the qdisc was replaced"

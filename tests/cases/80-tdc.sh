@@ -12,7 +12,7 @@ t_tdc_fq() {
 	want=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))))' "$d/tc-tests/qdiscs/fq.json")
 	# Scaled like the case timeout: a debug kernel on a loaded TCG host
 	# took more than 200 s for the 18 tests.
-	(cd "$d" && timeout $((200 * ${FQP_TIMEOUT_SCALE:-1})) python3 tdc.py -f tc-tests/qdiscs/fq.json) >"$out" 2>&1 ||
+	(cd "$d" && stimeout 200 python3 tdc.py -f tc-tests/qdiscs/fq.json) >"$out" 2>&1 ||
 		say "tdc.py exited $?"
 	cat "$out"
 	res=$(sed -n '/^All test results/,$p' "$out")

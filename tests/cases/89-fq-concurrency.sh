@@ -68,11 +68,11 @@ t_two_cpus_change_loop() {
 	for i in $(seq 0 $((CONC_OPS - 1))); do
 		op=${ops[i % ${#ops[@]}]}
 		# shellcheck disable=SC2086 # op is several words on purpose
-		if ! timeout $((10 * ${FQP_TIMEOUT_SCALE:-1})) tc qdisc change dev pg0 root fq $op; then
+		if ! stimeout 10 tc qdisc change dev pg0 root fq $op; then
 			say "change '$op' failed or hung"
 			bad=$((bad + 1))
 		fi
-		timeout $((10 * ${FQP_TIMEOUT_SCALE:-1})) tc -s qdisc show dev pg0 >/dev/null ||
+		stimeout 10 tc -s qdisc show dev pg0 >/dev/null ||
 			{ say "dump after '$op' failed or hung"; bad=$((bad + 1)); }
 		n=$((n + 1))
 	done
