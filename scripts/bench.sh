@@ -41,6 +41,7 @@ keep_outputs() {
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
+          [--set VAR=VALUE]... [--insn-profile]
   --clock exact  (default under TCG) QEMU icount, 1 vCPU: guest instructions
                  per packet / per MB, deterministic; each point also through
                  pfifo (fq cost = fq - pfifo). A headline point whose boots
@@ -54,13 +55,19 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
   --reps N       boots per kernel (default 3 exact, 5 wall; alternating)
   --only W,...   workloads to run (default all of the clock's)
   --results DIR  run directory (default results/<time>-bench)
+  --set VAR=VAL  set a workload parameter in the guest (tests/bench/exact.sh's
+                 EX_* defaults, e.g. --set EX_PACED_FLOWS=1000); repeatable
+  --insn-profile count every kernel instruction of each boot by function
+                 (QEMU plugin, exact: no sampling): DIR/<rep>-<kernel>/
+                 insn.counts, and DIR/insn-profile-<rep>.txt puts the two
+                 kernels of a rep side by side (whole boot, per boot)
 Writes DIR/raw.csv, DIR/summary.csv, DIR/bench.md, DIR/plots/*.png and
 DIR/profile-<kernel>.txt; each boot's logs are in DIR/<rep>-<kernel>/.
 USAGE
 	exit 2
 }
 
-quick=0 reps='' only='' rundir='' clock=''
+quick=0 reps='' only='' rundir='' clock='' insn=0 sets=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -68,6 +75,10 @@ while [ $# -gt 0 ]; do
 	--reps) reps=${2:-}; shift ;;
 	--only) only=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
+	--set)
+		[[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^\'\"]*$ ]] || { echo "bad --set: '${2:-}' (VAR=VALUE, no quotes)" >&2; usage; }
+		sets+=("$2"); shift ;;
+	--insn-profile) insn=1 ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
@@ -144,6 +155,10 @@ elif [ "$quick" = 1 ]; then
 		PROF_SECS=3
 	ENV
 fi
+if [ ${#sets[@]} -gt 0 ]; then
+	echo "# --set" >>"$cases/bench.env"
+	for v in "${sets[@]}"; do printf '%s="%s"\n' "${v%%=*}" "${v#*=}"; done >>"$cases/bench.env"
+fi
 filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 {
 	echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
@@ -158,6 +173,7 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	if [ "$quick" = 1 ]; then echo "mode=--quick"; else echo "mode=full"; fi
 	echo "git=$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "workloads=${selected[*]}"
+	[ ${#sets[@]} = 0 ] || echo "set=${sets[*]}"
 } >"$rundir/meta.txt"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
 
@@ -173,10 +189,13 @@ for rep in $(seq "$reps"); do
 		out=$rundir/$rep-$k
 		t0=$(date +%s)
 		log "[$((done_n + 1))/$total] rep $rep, $k kernel: booting ($out)"
-		rc=0
+		rc=0 prof=()
+		[ "$insn" = 0 ] || prof=(--insn-profile "$out/insn.counts")
 		"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$k" --config bench --cases "$cases" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
-			--append "$append" >"$out.log" 2>&1 || rc=$?
+			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
+		# The kernel this boot ran: the next boot may rebuild it.
+		[ "$insn" = 0 ] || cp "$FQP_BUILD/$k-bench/vmlinux" "$out/vmlinux"
 		done_n=$((done_n + 1))
 		csv=$out/results/data/bench.csv
 		keep_outputs "$out/results/data" "$k" "$rep"
@@ -193,6 +212,18 @@ for rep in $(seq "$reps"); do
 	done
 done
 
+if [ "$insn" = 1 ]; then
+	for rep in $(seq "$reps"); do
+		a=$rundir/$rep-stock b=$rundir/$rep-patched
+		if [ -f "$a/insn.counts" ] && [ -f "$b/insn.counts" ]; then
+			python3 "$FQP_ROOT/scripts/insn-profile.py" --compare --top 60 \
+				"$a/vmlinux" "$a/insn.counts" "$b/vmlinux" "$b/insn.counts" >"$rundir/insn-profile-$rep.txt"
+			log "instruction profile, rep $rep (A stock, B series, whole boot): $rundir/insn-profile-$rep.txt"
+		else
+			warn "rep $rep: no instruction counts from both kernels (a boot did not power off cleanly?); see $a.log and $b.log"
+		fi
+	done
+fi
 log "medians, ratios and plots"
 echo "wall_seconds=$(($(date +%s) - t_start))" >>"$rundir/meta.txt"
 grc=0

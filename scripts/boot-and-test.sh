@@ -26,6 +26,10 @@ usage: $0 [options]
                           skipped, timers on time in guest time; TCG only,
                           1 vCPU by default, clocksource=tsc
   --append ARGS           extra kernel command line arguments
+  --insn-profile FILE     count the guest kernel's instructions per translation
+                          block (QEMU plugin tests/host/insncount.c) and write
+                          "address count" lines to FILE at power-off; exact,
+                          not sampled (scripts/insn-profile.py reads it)
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
   --rebuild               rebuild the rootfs image and the kernel config first
@@ -36,6 +40,7 @@ USAGE
 }
 
 kernel=patched config=test bzimage='' filter='' exclude='' shard='' cases='' timeout=3600 silence=900
+insn_profile=''
 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -52,6 +57,7 @@ while [ $# -gt 0 ]; do
 	--smp) smp=${2:-}; shift ;;
 	--clock) clock=${2:-}; shift ;;
 	--append) append=${2:-}; shift ;;
+	--insn-profile) insn_profile=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
 	--shell) shell=1 ;;
 	--rebuild) rebuild=1 ;;
@@ -181,6 +187,11 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-drive "file=$rundir/run.ext4,if=virtio,format=raw")
 mapfile -t clock_args < <(clock_qemu_args "$clock")
 qemu+=("${clock_args[@]}")
+if [ -n "$insn_profile" ]; then
+	mkdir -p "$(dirname "$insn_profile")"
+	# Kernel text only: user space is not what the profile is for.
+	qemu+=(-plugin "$(insncount_plugin),out=$(realpath -m "$insn_profile"),min=ffffffff80000000")
+fi
 if [ "$shell" = 1 ]; then
 	qemu+=(-serial mon:stdio -serial "file:$rundir/ktap.log")
 else

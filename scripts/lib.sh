@@ -292,6 +292,22 @@ clock_accel() {
 # clock_qemu_args CLOCK: QEMU's extra arguments for that clock, one a line.
 clock_qemu_args() { [ "$1" != exact ] || printf '%s\n' -icount "$EXACT_ICOUNT"; }
 
+# insncount_plugin: the path of the instruction-count QEMU plugin
+# (tests/host/insncount.c), built into the cache when missing or older
+# than its source.
+insncount_plugin() {
+	local src=$FQP_ROOT/tests/host/insncount.c so=$FQP_CACHE/tools/insncount.so
+	if [ ! -f "$so" ] || [ "$src" -nt "$so" ] ||
+		[ "$FQP_ROOT/tests/host/qemu-plugin-api.h" -nt "$so" ]; then
+		ensure_packages gcc
+		mkdir -p "$FQP_CACHE/tools"
+		gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC \
+			-o "$so" "$src" -lpthread >&2 ||
+			die "building the QEMU plugin $src failed" "fix the compile error above and re-run"
+	fi
+	echo "$so"
+}
+
 # checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about
 # PATCH (nothing when clean), run in kernel TREE. Debian's python3 runs its
 # SPDX check (python3-ply, python3-git), not another python3 earlier in
