@@ -21,8 +21,12 @@
  * (LEN + 42 bytes of UDP/IPv4/Ethernet headers, what fq charges) / RATE,
  * and prints the lateness (gap - ideal, signed, microseconds) percentiles:
  *
- *   packets= flows= gaps= ideal_us= late_p50_us= late_p90_us= late_p99_us=
- *   late_p999_us= early_gaps= long_gaps= late_p50_ns= late_p99_ns=
+ *   close_flows= packets= flows= gaps= ideal_us= late_p50_us= late_p90_us=
+ *   late_p99_us= late_p999_us= early_gaps= long_gaps= late_p50_ns= late_p99_ns=
+ *
+ * close_flows counts the flows whose departure grid (the last departure
+ * modulo the ideal gap) lies within 10 us of another flow's: such flows
+ * fall due within one timer slack and leave on one wakeup.
  *
  * Flows are told apart by source port and the low 3 bits of the source
  * address. -x EXTRA keeps receiving, uncounted, EXTRA seconds after SECS
@@ -258,6 +262,30 @@ static int receiver(int port, double rate, int len, double secs, double warmup,
 	if (!nlate) {
 		printf("packets=%llu flows=%u gaps=0\n", packets, flows);
 		return 1;
+	}
+	{
+		/* Phases of the flows' departure grids, from each flow's last
+		 * departure: flows within 10 us of another are released
+		 * together by one watchdog.
+		 */
+		long long *ph = malloc(sizeof(*ph) * (flows + 1));
+		unsigned int np = 0, close = 0, k;
+
+		if (!ph)
+			die("malloc");
+		for (k = 0; k < SRC_KEYS * 65536 && np < flows; k++)
+			if (last[k])
+				ph[np++] = last[k] % ideal;
+		qsort(ph, np, sizeof(*ph), cmp_ll);
+		for (k = 0; k < np; k++) {
+			long long prev = k ? ph[k - 1] : ph[np - 1] - ideal;
+			long long next = k + 1 < np ? ph[k + 1] : ph[0] + ideal;
+
+			if (ph[k] - prev < 10000 || next - ph[k] < 10000)
+				close++;
+		}
+		printf("close_flows=%u ", close);
+		free(ph);
 	}
 	qsort(late, nlate, sizeof(*late), cmp_ll);
 #define PCT(p) (late[(size_t)((nlate - 1) * (p))] / 1000)
