@@ -76,7 +76,9 @@ while [ $# -gt 0 ]; do
 	--only) only=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
 	--set)
-		[[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^\'\"]*$ ]] || { echo "bad --set: '${2:-}' (VAR=VALUE, no quotes)" >&2; usage; }
+		# The guest sources the value in double quotes: nothing there
+		# may quote, expand or escape.
+		[[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^\'\"\$\`\\]*$ ]] || { echo "bad --set: '${2:-}' (VAR=VALUE; no quotes, \$, \` or \\)" >&2; usage; }
 		sets+=("$2"); shift ;;
 	--insn-profile) insn=1 ;;
 	-h | --help) usage ;;
