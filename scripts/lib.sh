@@ -309,14 +309,17 @@ insncount_plugin() {
 }
 
 # checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about
-# PATCH (nothing when clean), run in kernel TREE. Debian's python3 runs its
-# SPDX check (python3-ply, python3-git), not another python3 earlier in
-# PATH; a traceback there counts as a complaint. One false positive is
-# dropped: the in-body "From: author" line git writes for a commit by
-# someone other than the sender is no long description line.
+# PATCH (nothing when clean), run in kernel TREE, at netdev's 80 columns.
+# Debian's python3 runs its SPDX check (python3-ply, python3-git), not
+# another python3 earlier in PATH; a traceback there counts as a complaint.
+# Two false positives are dropped: the in-body "From: author" line git
+# writes for a commit by someone other than the sender is no long
+# description line, and a new file under net/sched/ needs no MAINTAINERS
+# entry (FILE_PATH_CHANGES): the TC subsystem's entry covers the directory.
 checkpatch_strict() {
 	ensure_packages perl python3-ply python3-git
-	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q "$2" 2>&1 || true) |
+	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q \
+		--max-line-length=80 --ignore FILE_PATH_CHANGES "$2" 2>&1 || true) |
 		awk -v RS= '/^WARNING: Possible unwrapped commit description/ && /\n#[0-9]+: *\nFrom: / {next}
 			/(^|\n)(ERROR|WARNING|CHECK):/ || /Traceback/ {print; print ""}'
 }
