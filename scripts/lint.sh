@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lint every script of the repository, reported as TAP: shellcheck (with
-# the repository's .shellcheckrc) on each shell file, and a compile check
-# of each Python script. Part of scripts/test.sh.
+# the repository's .shellcheckrc) on each shell file, a compile check of
+# each Python script, the case listing, the generated results tables and
+# the words the repository does not use. Part of scripts/test.sh.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -11,7 +12,7 @@ cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
 echo "TAP version 13"
-echo "1..$((${#shells[@]} + ${#pys[@]} + 1))"
+echo "1..$((${#shells[@]} + ${#pys[@]} + 3))"
 n=0 pass=0 failn=0
 for f in "${shells[@]}" "${pys[@]}"; do
 	n=$((n + 1))
@@ -44,6 +45,36 @@ if [ -z "$out" ]; then
 else
 	printf '%s' "$out" | sed 's/^/# /' | head -n 30
 	echo "not ok $n lint:case_list"
+	failn=$((failn + 1))
+fi
+# The results tables of README.md and docs/benchmark.md are generated from
+# docs/results.csv (scripts/bench-table.py): they must equal what it writes.
+n=$((n + 1))
+if out=$(python3 scripts/bench-table.py --check README.md docs/benchmark.md 2>&1); then
+	echo "ok $n lint:results_table"
+	pass=$((pass + 1))
+else
+	sed 's/^/# /' <<<"$out" | head -n 30
+	echo "not ok $n lint:results_table"
+	failn=$((failn + 1))
+fi
+# The repository speaks of the series, not of how the work on it was
+# organised: no tracker numbers ("issue 12", "item 6", "finding 3"), no
+# work sessions, no times of day. The patches (000[1-9]*) are checked too,
+# but their messages are written in the authoring repository
+# (scripts/refresh-patches.sh), so a hit there names that as the fix.
+n=$((n + 1))
+words='\b(issues?|items?|findings?) [0-9]+|\bsessions?\b|\b(morning|afternoon|evening)\b|\blate night\b|\b(this|last|that) night\b|[0-9]{4}-[0-9]{2}-[0-9]{2},? \(?night'
+mapfile -t texts < <(git ls-files -co --exclude-standard | grep -v -x -e scripts/lint.sh -e docs/results.csv)
+out=$(grep -n -i -E -I -- "$words" "${texts[@]}" 2>/dev/null | grep -v -i -E '\b(tcp|ssh|bgp|netlink) sessions?\b' || true)
+if [ -z "$out" ]; then
+	echo "ok $n lint:no_work_words"
+	pass=$((pass + 1))
+else
+	sed 's/^/# /' <<<"$out" | head -n 60
+	echo "# say what the series does and why, not which issue, session or time of day it came from;"
+	echo "# a patch's message is fixed in the authoring repository (scripts/refresh-patches.sh)"
+	echo "not ok $n lint:no_work_words"
 	failn=$((failn + 1))
 fi
 echo "$pass passed, $failn failed"

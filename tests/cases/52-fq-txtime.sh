@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# SO_TXTIME departure times through sch_fq (issue 17, findings 5 and 7).
+# SO_TXTIME departure times through sch_fq.
 # Times at or beyond 2^63 from an unprivileged socket are beyond any
 # horizon: dropped (horizon_drop) or capped to now + horizon (horizon_cap),
 # never queued for ever. And the high-priority queue (SO_PRIORITY 7) keeps
@@ -48,7 +48,7 @@ far_verdict() {
 	[ ${#FAR_BAD[@]} -gt 0 ] || return 0
 	say "fq after: $(tr '\n' ' ' <<<"$2")"
 	[ "$FQP_KERNEL" != stock ] ||
-		kernel_note "known stock 6.1 bug (issue 17, finding 5): a txtime >= 2^63 passes fq's signed horizon check and then waits for ever (throttled, time_next_delayed_flow ~9.22e18 ns); any user can wedge the qdisc this way"
+		kernel_note "known stock 6.1 bug: a txtime >= 2^63 passes fq's signed horizon check and then waits for ever (throttled, time_next_delayed_flow ~9.22e18 ns); any user can wedge the qdisc this way"
 	fail "${FAR_BAD[*]}"
 }
 
@@ -164,7 +164,7 @@ t_highprio_edt_order() {
 	[ "$early" = 10 ] || fail "only $early of the 10 priority-7 datagrams arrived before their txtime"
 }
 
-# Any txtime from an unprivileged user namespace (issue 15): 20 s ahead
+# Any txtime from an unprivileged user namespace: 20 s ahead
 # (beyond the default 10 s horizon), 2^63 and ~0 are horizon drops; 0 and
 # one second in the past leave at once. 50 of each, the far ones first, into
 # an fq of limit 120: were the 150 far ones queued, they would fill it and

@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# Credit of a flow that comes back after refill_delay (issue 17, finding
-# 4): 6.1 keeps the debt of a flow that went idle with negative credit (its
+# Credit of a flow that comes back after refill_delay:
+# 6.1 keeps the debt of a flow that went idle with negative credit (its
 # u32 max() never refills a negative credit), and so does our series again.
-# The measurement the issue asks for: one bulk TCP flow beside 20 periodic
+# The measurement: one bulk TCP flow beside 20 periodic
 # bursty TCP senders behind htb with fq as the leaf, on both kernels. The
 # log records the bulk flow's share of the link and the bursts' completion
 # latency; the case asserts what must hold on either kernel: the bulk flow
@@ -13,7 +13,7 @@
 CASE_TIMEOUT=90
 
 LINK_MBIT=20
-# 20 x 64 KB every 2 s = 5.2 Mbit/s, a quarter of the link: the issue's
+# 20 x 64 KB every 2 s = 5.2 Mbit/s, a quarter of the link: a
 # 50 ms period would need 210 Mbit/s, far more than a TCG guest moves
 # through htb (measured on stock: 33 Mbit/s in all through htb 50mbit, and
 # 13 Mbit/s through htb 20mbit with its default burst, the watchdog firing
