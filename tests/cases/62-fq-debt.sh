@@ -55,7 +55,7 @@ t_bursty_beside_bulk() {
 	[ "$got" = "$sent" ] || fail "$got of $sent bursts arrived"
 	[ "$bytes" = $((sent * BURST_BYTES)) ] || fail "bursts: $bytes bytes received, $((sent * BURST_BYTES)) sent"
 	# The bursts take a quarter of the link: the bulk flow must get a
-	# good part of the rest (measured: see tests/README.md).
+	# good part of the rest (measured: see docs/testing.md, section E).
 	acmp "$share >= 0.25" || fail "bulk flow got $share of the link, want >= 0.25 (starved)"
 	# the 20 bursts together are 0.5 s of the link: most must finish
 	# within their period, or the senders were not bursty at all

@@ -32,7 +32,8 @@
  * them gets another answer (a bad one, or a u32 of type 16) or another
  * read-back (a valid one).
  * `nlfuzz --print-contract` prints the expected answer of every message for
- * both kernels without touching any kernel (tests/README.md is built from it).
+ * both kernels without touching any kernel (the contract table of
+ * docs/testing.md is built from it).
  *
  * Output: one tab-separated line per message (key=value), then a summary.
  * Exit 0 when every answer and every read-back matched the contract, 1 when
