@@ -11,7 +11,7 @@ a headline point spreads more than GATE). Otherwise (clock=wall, noisy):
 Reads RUNDIR/raw.csv (kernel,rep,workload,variant,metric,value,unit; one
 row per measurement per boot) and RUNDIR/meta.txt (key=value), writes
   RUNDIR/summary.csv  per metric: median/min/max/n per kernel, ratio, verdict
-  RUNDIR/bench.md     the markdown table (README "Benchmark" section)
+  RUNDIR/bench.md     the markdown tables of the run (docs/benchmark.md)
   RUNDIR/plots/*.png  gnuplot: pktgen pps and CPU per packet, TCP, ratios
 and prints bench.md. Ratio = patched median / stock median. Each metric has
 a direction (higher or lower is better) and, where the project sets one, a
