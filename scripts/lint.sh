@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Lint every script of the repository, reported as TAP: shellcheck (with
 # the repository's .shellcheckrc) on each shell file, a compile check of
-# each Python script, the case listing, the generated results tables and
-# the words the repository does not use. Part of scripts/test.sh.
+# each Python script, the case listing, the generated results tables, the
+# documents' links and the words the repository does not use. Part of scripts/test.sh.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -12,7 +12,7 @@ cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
 echo "TAP version 13"
-echo "1..$((${#shells[@]} + ${#pys[@]} + 3))"
+echo "1..$((${#shells[@]} + ${#pys[@]} + 4))"
 n=0 pass=0 failn=0
 for f in "${shells[@]}" "${pys[@]}"; do
 	n=$((n + 1))
@@ -56,6 +56,17 @@ if out=$(python3 scripts/bench-table.py --check README.md docs/benchmark.md 2>&1
 else
 	sed 's/^/# /' <<<"$out" | head -n 30
 	echo "not ok $n lint:results_table"
+	failn=$((failn + 1))
+fi
+# Every relative link of the documents names a file, and a heading, that exists.
+n=$((n + 1))
+mapfile -t docs < <(git ls-files -co --exclude-standard -- '*.md' CHANGELOG | sort -u)
+if out=$(python3 scripts/doc-links.py "${docs[@]}" 2>&1); then
+	echo "ok $n lint:doc_links"
+	pass=$((pass + 1))
+else
+	sed 's/^/# /' <<<"$out" | head -n 30
+	echo "not ok $n lint:doc_links"
 	failn=$((failn + 1))
 fi
 # The repository speaks of the series, not of how the work on it was
