@@ -4,6 +4,7 @@
 usage: bench-table.py [--headline]         print the table (markdown)
        bench-table.py --write FILE...      rewrite the generated blocks of FILEs
        bench-table.py --check FILE...      exit 1 if a block differs from the CSV
+       bench-table.py --update RUNDIR      take a scripts/bench.sh run's figures into the CSV
 
 A generated block in a markdown file lies between the lines
   <!-- bench-table headline -->   (or: <!-- bench-table full -->)
@@ -18,6 +19,13 @@ over its boots ((max-min)/median; empty with one boot), the number of
 boots per kernel, the run's date, the repository commit that held the
 measured series, the kernel versions, and the command that measured it.
 stock72 and stock72_kernel stay empty until stock 7.2 is measured.
+
+--update reads the run's summary.csv (scripts/render-bench.py) and
+meta.txt, and replaces, in every row whose workload, variant and
+run_metric name a point of that run, the medians, the ratio, the spreads,
+the boots, the date and the commit (meta.txt's git); rows the run did not
+measure keep theirs. Rows without a run key (a figure read off a CDF)
+are updated by hand. Then run --write on README.md and docs/benchmark.md.
 """
 import csv
 import os
@@ -86,7 +94,61 @@ def blocks(path, fix):
     return out, differs
 
 
+def num(v):
+    x = float(v)
+    return "%.0f" % x if abs(x) >= 1000 or x == int(x) else "%.1f" % x
+
+
+def pct(v):
+    return "" if v == "" else "%.2f%%" % (100 * float(v))
+
+
+def run_command(meta):
+    """The scripts/bench.sh command line that made a run, from its meta.txt."""
+    cmd = ["scripts/bench.sh"]
+    if meta.get("clock") == "wall":
+        cmd.append("--clock wall")
+    if meta.get("mode") == "--quick":
+        cmd.append("--quick")
+    if meta.get("workloads"):
+        cmd.append("--only " + ",".join(meta["workloads"].split()))
+    if meta.get("reps"):
+        cmd.append("--reps " + meta["reps"])
+    cmd.extend("--set " + v for v in meta.get("set", "").split())
+    return " ".join(cmd)
+
+
+def update(rundir):
+    """Takes the run's medians into the CSV; returns how many rows changed."""
+    meta = {}
+    for line in open(os.path.join(rundir, "meta.txt")):
+        k, _, v = line.rstrip("\n").partition("=")
+        meta[k] = v
+    with open(os.path.join(rundir, "summary.csv"), newline="") as f:
+        got = {(r["workload"], r["variant"], r["metric"]): r for r in csv.DictReader(f)}
+    rows = read_rows()
+    changed = 0
+    for r in rows:
+        s = got.get((r["workload"], r["variant"], r["run_metric"]))
+        if not r["workload"] or not s or s["stock_median"] == "" or s["patched_median"] == "":
+            continue
+        r.update(stock61=num(s["stock_median"]), series=num(s["patched_median"]),
+                 ratio="%.3f" % float(s["ratio"]) if s["ratio"] else "",
+                 spread_stock61=pct(s["stock_spread"]), spread_series=pct(s["patched_spread"]),
+                 boots=s["stock_n"], date=meta.get("date", "")[:10], commit=meta.get("git", ""),
+                 command=run_command(meta))
+        changed += 1
+    with open(CSV, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    return changed
+
+
 def main(argv):
+    if len(argv) == 2 and argv[0] == "--update":
+        print("%d rows of %s taken from %s" % (update(argv[1]), CSV, argv[1]))
+        return 0
     if argv in ([], ["--headline"]):
         print("\n".join(table("headline" if argv else "full")))
         return 0
