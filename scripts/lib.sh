@@ -267,8 +267,8 @@ EXACT_ICOUNT="shift=0,sleep=off,align=off"
 EXACT_CMDLINE="clocksource=tsc tsc=reliable"
 export EXACT_ICOUNT EXACT_CMDLINE
 # icount runs every vCPU on one host thread, in turn. With 2 vCPUs the
-# instructions per packet spread 20x more between boots than with 1 (README,
-# "Guest"), so exact mode defaults to 1 vCPU.
+# instructions per packet spread 20x more between boots than with 1
+# (docs/testing.md, "The guest"), so exact mode defaults to 1 vCPU.
 EXACT_SMP=1
 
 # clock_smp CLOCK: the default vCPU count for that clock.

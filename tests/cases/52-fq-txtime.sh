@@ -170,7 +170,7 @@ t_highprio_edt_order() {
 	[ "$early" = 10 ] || fail "only $early of the 10 priority-7 datagrams arrived before their txtime"
 }
 
-# Any txtime from an unprivileged user namespace (issue 15): 20 s ahead
+# Any txtime from an unprivileged user namespace: 20 s ahead
 # (beyond the default 10 s horizon), 2^63 and ~0 are horizon drops; 0 and
 # one second in the past leave at once. 50 of each, the far ones first, into
 # an fq of limit 120: were the 150 far ones queued, they would fill it and

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# SO_TXTIME order through fq (issue 14): the datagrams of ONE flow (one
+# SO_TXTIME order through fq: the datagrams of ONE flow (one
 # unconnected socket, one 4-tuple: one fq flow) with departure times
 # 50-300 ms ahead (well inside the default 10 s horizon), sent in
 # increasing, decreasing and random txtime order. fq keeps each flow's

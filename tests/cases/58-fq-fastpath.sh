@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# sch_fq's fast path (issue 16): a packet that meets an idle qdisc, with no
+# sch_fq's fast path: a packet that meets an idle qdisc, with no
 # maxrate or per-socket max pacing rate, skips flow classification and is
 # counted in fastpath_packets (appended to struct tc_fq_qd_stats after
 # horizon_caps, at upstream's position; tests/src/fqstats reads it since

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Upstream's bands (issue 12): skb->priority picks one of three bands through
+# Upstream's bands: skb->priority picks one of three bands through
 # a priomap (default pfifo_fast's), the bands share the link by weighted
 # round robin (default weights 589824/196608/65536 bytes per turn), each band
 # holds at most `limit` packets and counts its own drops and packets. The

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# Lowering limit drops the packet a parent qdisc already peeked too (issue
-# 17, finding 3). tbf takes its next packet from fq with a peek, which
+# Lowering limit drops the packet a parent qdisc already peeked too (6.1.192
+# has the stable fix). tbf takes its next packet from fq with a peek, which
 # dequeues it into fq's sch->gso_skb where it still counts in fq's qlen.
 # 6.1.192 trims with qdisc_dequeue_internal(), which takes that packet
 # first, so `limit 0` leaves both levels empty; so must our series.
