@@ -128,6 +128,15 @@ src_tree=$FQP_PATCHED
 if [ -d "$src_tree/tools/testing/selftests/tc-testing" ]; then
 	cp -a "$src_tree/tools/testing/selftests/tc-testing" "$stage_dir/tdc"
 fi
+# A kernel with modules (the debug kernel's modular sch_fq): they go on the
+# run disk, where the guest's run.sh loads fq with modprobe.
+cfg_dir=$(dirname "$(dirname "$(dirname "$(dirname "$bzimage")")")")
+if grep -qsx 'CONFIG_MODULES=y' "$cfg_dir/.config"; then
+	make -s -C "$cfg_dir" INSTALL_MOD_PATH="$stage_dir/modroot" INSTALL_MOD_STRIP=1 \
+		modules_install >"$rundir/modules-install.log" 2>&1 ||
+		die "installing the kernel's modules on the run disk failed (log: $rundir/modules-install.log)" \
+			"rebuild the kernel (scripts/build-kernel.sh) and re-run"
+fi
 make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" >"$rundir/helpers-build.log" 2>&1 ||
 	{ cat "$rundir/helpers-build.log" >&2; die "building the test helpers failed (log: $rundir/helpers-build.log)" "fix tests/src/ and re-run"; }
 # So are its SO_TXTIME and tc BPF EDT selftests (95-tree-selftests): the
@@ -205,7 +214,6 @@ echo >>"$rundir/qemu.cmd"
 	cat "$rundir/qemu.cmd"
 } >"$rundir/reproducer.sh"
 chmod +x "$rundir/reproducer.sh"
-cfg_dir=$(dirname "$(dirname "$(dirname "$(dirname "$bzimage")")")")
 [ ! -f "$cfg_dir/.config" ] || cp "$cfg_dir/.config" "$rundir/kernel.config"
 [ ! -f "$cfg_dir/build.log" ] || cp "$cfg_dir/build.log" "$rundir/build.log"
 if [ "$dry" = 1 ]; then
@@ -291,7 +299,7 @@ if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_
 # KERN_INFO (below the console's loglevel): read it from the boot dmesg the
 # guest saved. Each top-level suite result is one case here.
 if grep -qx 'CONFIG_KUNIT=y' "$rundir/kernel.config" 2>/dev/null; then
-	kunit=$(cat "$rundir/results/dmesg-boot.txt" "$rundir/console.log" 2>/dev/null |
+	kunit=$(cat "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt" "$rundir/console.log" 2>/dev/null |
 		sed -E 's/^\[[ 0-9.]+\] //' | grep -E '^(not )?ok [0-9]+ [a-z0-9_]+' | sort -u || true)
 	if [ -z "$kunit" ] && grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config"; then
 		host_case 1 "kunit # KUnit tests are built in, but no suite result in the boot log"

@@ -211,27 +211,34 @@ kconfig_make() {
 }
 
 # config_check CONFIG FRAG...: every symbol the fragments set (=y/m/value or
-# "is not set") must be so in CONFIG. merge_config.sh only warns when one
-# does not stick (a missing dependency, a typo); a kernel without what was
-# asked for is worse than none. Says which did not stick; status 1 then.
+# "is not set") must be so in CONFIG; where two fragments set one symbol,
+# the later one's value counts, as in merge_config.sh. merge_config.sh only
+# warns when one does not stick (a missing dependency, a typo); a kernel
+# without what was asked for is worse than none. Says which did not stick;
+# status 1 then.
 config_check() {
 	local cfg=$1 bad=0 line sym val
+	local -A want=()
 	shift
 	while read -r line; do
 		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-			sym=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+			want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			want[${BASH_REMATCH[1]}]=''
+		fi
+	done < <(cat "$@")
+	for sym in "${!want[@]}"; do
+		val=${want[$sym]}
+		if [ -n "$val" ]; then
 			grep -qxF "$sym=$val" "$cfg" || {
 				warn "$sym=$val requested, got: $(grep -E "^(# )?${sym}[= ]" "$cfg" || echo 'absent')"
 				bad=1
 			}
-		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
-			sym=${BASH_REMATCH[1]}
-			! grep -qE "^$sym=" "$cfg" || {
-				warn "$sym requested off, but it is on"
-				bad=1
-			}
+		elif grep -qE "^$sym=" "$cfg"; then
+			warn "$sym requested off, but it is on"
+			bad=1
 		fi
-	done < <(cat "$@")
+	done
 	[ "$bad" = 0 ]
 }
 
