@@ -218,17 +218,17 @@ kconfig_make() {
 # status 1 then.
 config_check() {
 	local cfg=$1 bad=0 line sym val
-	local -A want=()
+	local -A cfg_want=()
 	shift
 	while read -r line; do
 		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-			want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+			cfg_want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
 		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
-			want[${BASH_REMATCH[1]}]=''
+			cfg_want[${BASH_REMATCH[1]}]=''
 		fi
 	done < <(cat "$@")
-	for sym in "${!want[@]}"; do
-		val=${want[$sym]}
+	for sym in "${!cfg_want[@]}"; do
+		val=${cfg_want[$sym]}
 		if [ -n "$val" ]; then
 			grep -qxF "$sym=$val" "$cfg" || {
 				warn "$sym=$val requested, got: $(grep -E "^(# )?${sym}[= ]" "$cfg" || echo 'absent')"
