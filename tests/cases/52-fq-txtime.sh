@@ -72,7 +72,7 @@ t_far_drop() {
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root fq
-	far_recv 9 3000
+	far_recv 6 10000
 	b=$(fqs snd veth0)
 	far_send 3
 	wait "$RX_PID"
@@ -95,7 +95,7 @@ t_far_cap() {
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root fq horizon 1s horizon_cap
-	far_recv 6 6000
+	far_recv 6 10000
 	b=$(fqs snd veth0)
 	far_send 2
 	wait "$RX_PID"
@@ -134,7 +134,10 @@ t_highprio_edt_order() {
 		grep -q 'listening on' "$pcap.err" && break
 		sleep 0.1
 	done
-	rn txtime -R -p 9200 -n 12 -c 12 -w 4000 >"$R/data/txtime-hp-rx.txt" &
+	# The wait counts from the receiver's start: generous, since it ends
+	# at the 12th datagram (a loaded host took over 4 s to start the
+	# sender).
+	rn txtime -R -p 9200 -n 12 -c 12 -w "$((10000 * ${FQP_TIMEOUT_SCALE:-1}))" >"$R/data/txtime-hp-rx.txt" &
 	rpid=$!
 	wait_listen rcv udp 9200
 	b=$(fqs snd veth0 10:)
@@ -170,22 +173,22 @@ t_highprio_edt_order() {
 	[ "$early" = 10 ] || fail "only $early of the 10 priority-7 datagrams arrived before their txtime"
 }
 
-# Any txtime from an unprivileged user namespace: 20 s ahead
-# (beyond the default 10 s horizon), 2^63 and ~0 are horizon drops; 0 and
-# one second in the past leave at once. 50 of each, the far ones first, into
-# an fq of limit 120: were the 150 far ones queued, they would fill it and
-# the 100 that may leave would be dropped, so all 100 arriving proves that
-# the far ones cannot fill the qdisc.
+# Any txtime from an unprivileged user namespace: 20 s ahead (beyond the
+# default 10 s horizon) is a horizon drop; 2^63 and ~0 (negative: before
+# the clock started), 0 and one second in the past leave at once. 130 of
+# each, the far ones first, into an fq of limit 120: were the 130 far ones
+# queued, they would fill it and the 520 that may leave would be dropped,
+# so all 520 arriving proves that the far ones cannot fill the qdisc.
 t_any_txtime_cannot_fill() {
 	local out b a
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root fq limit 120
-	rn txtime -R -p "$FAR_PORT" -n 1 -c 100 -w "$((4000 * ${FQP_TIMEOUT_SCALE:-1}))" >"$R/data/txtime-any-rx.txt" &
+	rn txtime -R -p "$FAR_PORT" -n 1 -c 520 -w "$((10000 * ${FQP_TIMEOUT_SCALE:-1}))" >"$R/data/txtime-any-rx.txt" &
 	RX_PID=$!
 	wait_listen rcv udp "$FAR_PORT"
 	b=$(fqs snd veth0)
-	out=$(unpriv snd "$(unpriv_bin txtime)" -u -s -d "$RCV_IP" -p "$FAR_PORT" -r 50 -- \
+	out=$(unpriv snd "$(unpriv_bin txtime)" -u -s -d "$RCV_IP" -p "$FAR_PORT" -r 130 -- \
 		+20000000 0x8000000000000000 0xffffffffffffffff 0 -1000000) ||
 		fail "txtime sender failed: $(tail -n 3 <<<"$out")"
 	grep -x 'prio7=EPERM' <<<"$out" || fail "the sender is privileged in snd (SO_PRIORITY 7 not refused)"
@@ -193,9 +196,9 @@ t_any_txtime_cannot_fill() {
 	wait "$RX_PID"
 	a=$(fqs snd veth0)
 	grep -E '^rx=' "$R/data/txtime-any-rx.txt"
-	want received "$(kw "$R/data/txtime-any-rx.txt" rx)" 100
-	want "sent (delta)" "$(fqsd "$b" "$a" packets)" 100
-	want "horizon_drops (delta)" "$(fqsd "$b" "$a" horizon_drops)" 150
-	want "drops (delta)" "$(fqsd "$b" "$a" drops)" 150
+	want received "$(kw "$R/data/txtime-any-rx.txt" rx)" 520
+	want "sent (delta)" "$(fqsd "$b" "$a" packets)" 520
+	want "horizon_drops (delta)" "$(fqsd "$b" "$a" horizon_drops)" 130
+	want "drops (delta)" "$(fqsd "$b" "$a" drops)" 130
 	far_verdict "$b" "$a"
 }
