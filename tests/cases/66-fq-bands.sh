@@ -216,7 +216,9 @@ t_cilium_mapping() {
 # limit is per band: the qdisc may hold up to 3 x limit packets. A change
 # that leaves limit alone (ce_threshold here) must drop none of them, as
 # 6.1 drops nothing on such a change; a lower limit trims each band to it,
-# no band below it. maxrate 1kbit holds all but each flow's first packet.
+# no band below it. maxrate 1kbit holds all but each flow's first packet
+# (fq caps a flow's gap at 1 s: each band still sends one a second, so the
+# counts may fall by a few between two snapshots of a loaded TCG guest).
 t_change_keeps_bands() {
 	local b prio=(6 0 1) s q0 d0
 	topo
@@ -239,12 +241,12 @@ t_change_keeps_bands() {
 	say "after ce_threshold 5ms: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
 	[ "$(fqsv "$s" drops)" = "$d0" ] ||
 		fail "a change that did not lower limit dropped $(($(fqsv "$s" drops) - d0)) packets"
-	[ "$(fqsv "$s" qlen)" -ge $((q0 - 3)) ] || fail "qlen fell from $q0 to $(fqsv "$s" qlen)"
+	[ "$(fqsv "$s" qlen)" -ge $((q0 - 20)) ] || fail "qlen fell from $q0 to $(fqsv "$s" qlen)"
 	sn tc qdisc change dev veth0 root fq limit 50
 	s=$(fqs snd veth0)
 	say "after limit 50: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
 	for b in 0 1 2; do
-		[ "$(fqsv "$s" "band_pkt_count_$b")" -ge 47 ] && [ "$(fqsv "$s" "band_pkt_count_$b")" -le 50 ] ||
+		[ "$(fqsv "$s" "band_pkt_count_$b")" -ge 40 ] && [ "$(fqsv "$s" "band_pkt_count_$b")" -le 50 ] ||
 			fail "band $b holds $(fqsv "$s" "band_pkt_count_$b") packets after limit 50"
 	done
 	[ "$(fqsv "$s" qlen)" -le 150 ] || fail "qlen $(fqsv "$s" qlen) above 3 x 50"
