@@ -287,9 +287,9 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard
 	cp_log=$rundir/checkpatch.log
 	: >"$cp_log"
 	while read -r p; do
-		r=$(cd "$FQP_PATCHED" && perl scripts/checkpatch.pl --strict -q "$FQP_ROOT/patches/$p" 2>&1 || true)
+		r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
-		if grep -qE '^(ERROR|WARNING|CHECK):' <<<"$r"; then
+		if [ -n "$r" ]; then
 			host_case 1 "checkpatch_strict_${p%%-*} # see $cp_log"
 		else
 			host_case 0 "checkpatch_strict_${p%%-*}"
