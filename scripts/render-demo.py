@@ -734,33 +734,33 @@ def shallow():
                        "queue, BDP 83), 50 ms RTT, receiver GRO on", 20)
 
 
-CHUNK_MS = 700  # tests/demo/demo.sh t_chunked: bursts -i 700
+CHUNK_POINTS = (("1", 700), ("0", 700), ("1", 2500), ("0", 2500))  # tests/demo/demo.sh t_chunked
 
 
 def chunked():
     table, groups = [], []
-    for ssai in ("1", "0"):
-        tag = "ssai" + ssai
+    for ssai, period in CHUNK_POINTS:
+        tag = "ssai%s-i%d" % (ssai, period)
         b, a = burst_runs("chunked", tag, "before"), burst_runs("chunked", tag, "after")
         if not b or not a:
-            raise ValueError("no runs with tcp_slow_start_after_idle=%s" % ssai)
+            raise ValueError("no runs every %d ms with tcp_slow_start_after_idle=%s" % (period, ssai))
 
         def cell(runs, key, spec="%.0f"):
             return runs_spread([x[key] for x in runs], spec)
-        p = "slow_start_after_idle=%s: " % ssai
+        p = "every %d ms, slow_start_after_idle=%s: " % (period, ssai)
         table += [
-            (p + "1 MB write to last byte, ms, p50 (min-max of the runs)", cell(b, "p50_ms", "%.0f"), cell(a, "p50_ms", "%.0f")),
-            (p + "same, p99 (ms)", cell(b, "p99_ms", "%.0f"), cell(a, "p99_ms", "%.0f")),
+            (p + "1 MB write to last byte, ms, p50 (min-max of the runs)", cell(b, "p50_ms"), cell(a, "p50_ms")),
+            (p + "same, p99 (ms)", cell(b, "p99_ms"), cell(a, "p99_ms")),
             (p + "retransmitted segments", cell(b, "retrans"), cell(a, "retrans")),
             (p + "dropped by the policer", cell(b, "drops"), cell(a, "drops")),
             (p + "dropped, % of the packets at the policer", cell(b, "drop_pct", "%.2f"), cell(a, "drop_pct", "%.2f")),
-            (p + "runs whose median write finished within the 700 ms period (then the sender idles)",
-             "%d of %d" % (sum(1 for x in b if x["p50_ms"] < CHUNK_MS), len(b)),
-             "%d of %d" % (sum(1 for x in a if x["p50_ms"] < CHUNK_MS), len(a))),
+            (p + "runs whose median write finished within the period (then the sender idles)",
+             "%d of %d" % (sum(1 for x in b if x["p50_ms"] < period), len(b)),
+             "%d of %d" % (sum(1 for x in a if x["p50_ms"] < period), len(a))),
             (p + "segments per ACK, median / p90 (share > 2)",
              ack_cell([s for x in b for s in x["acks"]]), ack_cell([s for x in a for s in x["acks"]])),
         ]
-        groups.append(("slow_start_after_idle=" + ssai, [(x["goodput"], x["retrans"]) for x in b],
+        groups.append(("%d ms, ssai=%s" % (period, ssai), [(x["goodput"], x["retrans"]) for x in b],
                        [(x["goodput"], x["retrans"]) for x in a]))
         verdict = burst_verdict(b, a, "p50_ms", "lower")
         dv = burst_verdict(b, a, "drop_pct", "lower")
@@ -768,7 +768,8 @@ def chunked():
         if verdict != "reproduced":
             why = "; " + burst_why(b, a, 0)
         claim("TSO autosizing and pacing increase TCP performance in lossy environments: an application-limited "
-              "sender (1 MB every 700 ms) behind %s, tcp_slow_start_after_idle=%s (cubic)" % (POLICE, ssai), "001",
+              "sender (1 MB every %d ms) behind %s, tcp_slow_start_after_idle=%s (cubic)" % (period, POLICE, ssai),
+              "001",
               "p50 %s ms per write, %s retransmits, %s%% dropped" % (cell(b, "p50_ms"), cell(b, "retrans"),
                                                                      cell(b, "drop_pct", "%.2f")),
               "p50 %s ms per write, %s retransmits, %s%% dropped" % (cell(a, "p50_ms"), cell(a, "retrans"),
@@ -777,7 +778,8 @@ def chunked():
               "%d runs each: every after run's median write time below every before run's, medians > 3%% apart%s"
               % (min(len(b), len(a)), why))
     return table, [regime_plot("chunked_goodput_retransmits",
-                               "1 MB every 700 ms behind the policer: goodput = 1 MB / median write time", groups)]
+                               "1 MB writes behind the policer (ssai = tcp_slow_start_after_idle): "
+                               "goodput = 1 MB / median write time", groups)]
 
 
 def udp_received_mbit(j):
@@ -945,7 +947,8 @@ EXPERIMENTS = {
             "NAPI poll, GRO merges them and one ACK covers them (segments per ACK from the sender's ACK capture).",),
     "chunked": (chunked,) + SEED1 + (
                 "An application-limited sender behind the policer of police, receiver GRO on: one 1 MB write every "
-                "700 ms, 10 writes (tests/src/bursts.c), each timed from its write to its last byte at the "
+                "700 ms (10 writes) and every 2500 ms (4 writes; long enough for the unpaced sender to idle "
+                "too) (tests/src/bursts.c), each timed from its write to its last byte at the "
                 "receiver; tcp_slow_start_after_idle 1 (the default: cwnd restarts after an idle longer than "
                 "the RTO) and 0 (the full cwnd leaves at once). Cubic, 5 runs per point.",),
     "shallow": (shallow,) + SEED1 + (

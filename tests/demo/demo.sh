@@ -8,7 +8,9 @@
 # shellcheck source=tests/demo/demo-lib.bash
 . "$(dirname "${BASH_SOURCE[0]}")/demo-lib.bash"
 # shellcheck disable=SC2034 # read by run.sh
-CASE_TIMEOUT=300
+# The longest, chunked, takes ~600 s of guest time (exact clock: run.sh
+# scales this by 4; a wall-clock guest gets it as is).
+CASE_TIMEOUT=900
 
 # 1. TSO bursts: one flow at SO_MAX_PACING_RATE 50 Mbit/s (iperf3 --fq-rate).
 # before: pfifo and tcp_min_tso_segs=44 (64 KB GSO packets, the old TSO
@@ -194,36 +196,41 @@ t_gro() {
 }
 
 # 6d. An application-limited sender behind the policer (receiver GRO on):
-# one 1 MB write every 700 ms (bursts -b 1048576 -i 700, 10 writes), so the
-# connection idles for longer than its RTO between writes. With
-# tcp_slow_start_after_idle=1 (the default) cwnd restarts from the initial
-# window after such an idle; with 0 the next write leaves with the full
-# cwnd at once. Both, cubic. The receiver times each write from its start
-# to its last byte (one clock: namespaces share CLOCK_MONOTONIC).
+# one 1 MB write every 700 ms (bursts -b 1048576 -i 700, 10 writes), and
+# every 2500 ms (4 writes), long enough for the unpaced sender to drain its
+# queue too; between writes the connection idles for longer than its RTO.
+# With tcp_slow_start_after_idle=1 (the default) cwnd restarts from the
+# initial window after such an idle; with 0 the next write leaves with the
+# full cwnd at once. Both, cubic. The receiver times each write from its
+# start to its last byte (one clock: namespaces share CLOCK_MONOTONIC).
 CHUNK_PORT=9300
 t_chunked() {
-	local d ssai r m f pid r0
+	local d ssai r m f pid r0 period writes
 	d=$(ddir chunked)
 	burst_topo 20ms on
-	for ssai in 1 0; do
-		sn sysctl -qw net.ipv4.tcp_slow_start_after_idle="$ssai"
-		for r in $(seq "$BURST_RUNS"); do
-			for m in before after; do
-				f=$d/ssai$ssai-$m-$r
-				mode_qdisc "$m"
-				path_police
-				rn bursts -s -p "$CHUNK_PORT" -n 1 -b 1048576 -t 60 >"$f-rcv.txt" &
-				pid=$!
-				wait_port rcv "$CHUNK_PORT"
-				r0=$(tcp_retrans snd)
-				ack_capture "$f-acks.pcap" "$CHUNK_PORT"
-				sn bursts -d "$D_RCV" -p "$CHUNK_PORT" -n 1 -b 1048576 -i 700 -t 7 >"$f-snd.txt" ||
-					fail "the chunked sender failed: $(cat "$f-snd.txt")"
-				wait "$pid" || fail "the chunked receiver failed: $(cat "$f-rcv.txt")"
-				cap_stop "$f-acks.pcap"
-				echo "retransmits=$(($(tcp_retrans snd) - r0))" >>"$f-rcv.txt"
-				police_stats >"$f-path.txt"
-				say "== chunked, slow_start_after_idle=$ssai, run $r, $m: $(tr "\n" " " <"$f-rcv.txt")dropped $(drops "$f-path.txt")"
+	for period in 700:10 2500:4; do
+		writes=${period#*:} period=${period%:*}
+		for ssai in 1 0; do
+			sn sysctl -qw net.ipv4.tcp_slow_start_after_idle="$ssai"
+			for r in $(seq "$BURST_RUNS"); do
+				for m in before after; do
+					f=$d/ssai$ssai-i$period-$m-$r
+					mode_qdisc "$m"
+					path_police
+					rn bursts -s -p "$CHUNK_PORT" -n 1 -b 1048576 -t 60 >"$f-rcv.txt" &
+					pid=$!
+					wait_port rcv "$CHUNK_PORT"
+					r0=$(tcp_retrans snd)
+					ack_capture "$f-acks.pcap" "$CHUNK_PORT"
+					sn bursts -d "$D_RCV" -p "$CHUNK_PORT" -n 1 -b 1048576 -i "$period" \
+						-t "$(printf '%d.%03d' $((period * writes / 1000)) $((period * writes % 1000)))" >"$f-snd.txt" ||
+						fail "the chunked sender failed: $(cat "$f-snd.txt")"
+					wait "$pid" || fail "the chunked receiver failed: $(cat "$f-rcv.txt")"
+					cap_stop "$f-acks.pcap"
+					echo "retransmits=$(($(tcp_retrans snd) - r0))" >>"$f-rcv.txt"
+					police_stats >"$f-path.txt"
+					say "== chunked, every $period ms, slow_start_after_idle=$ssai, run $r, $m: $(tr "\n" " " <"$f-rcv.txt")dropped $(drops "$f-path.txt")"
+				done
 			done
 		done
 	done
