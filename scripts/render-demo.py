@@ -676,6 +676,22 @@ def burst_why(b, a, limit, cc="cubic"):
     return "; ".join(why)
 
 
+def gain_verdict(b, a, key, better, why_not):
+    """(verdict, criterion tail) on KEY, with the drop share beside it: a
+    gain without a smaller drop share in every run is said so; WHY_NOT()
+    explains a point without a gain."""
+    verdict = burst_verdict(b, a, key, better)
+    dv = burst_verdict(b, a, "drop_pct", "lower")
+    if verdict != "reproduced":
+        return verdict, "; " + why_not()
+    if dv == "reproduced":
+        return verdict + "; a smaller drop share in every run", ""
+    return ("reproduced for %s, NOT through fewer drops" % ("goodput" if key == "goodput" else "write time"),
+            "; the paced flow loses a %s share (%.2f%% vs %.2f%%): its gain is not avoided drops"
+            % ("larger" if dv == "NOT reproduced (worse)" else "similar",
+               statistics.median(x["drop_pct"] for x in a), statistics.median(x["drop_pct"] for x in b)))
+
+
 def bulk_regime(exp, ccs, what, limit):
     """Table rows, claims and a plot for a bulk_points experiment."""
     table, groups = [], []
@@ -697,22 +713,13 @@ def bulk_regime(exp, ccs, what, limit):
              ack_cell([s for x in b for s in x["acks"]]), ack_cell([s for x in a for s in x["acks"]])),
         ]
         groups.append((cc, [(x["goodput"], x["retrans"]) for x in b], [(x["goodput"], x["retrans"]) for x in a]))
-        verdict = burst_verdict(b, a, "goodput", "higher")
-        dv = burst_verdict(b, a, "drop_pct", "lower")
-        why = "" if verdict == "reproduced" else "; " + burst_why(b, a, limit, cc)
-        if verdict == "reproduced" and dv != "reproduced":
-            verdict = "reproduced for goodput, NOT through fewer drops"
-            why = ("; the paced flow loses a %s share (%.2f%% vs %.2f%%): its gain is not avoided drops; the "
-                   "unpaced sender leaves the bottleneck idle with few drops, limited by its own sending pattern"
-                   % ("larger" if dv == "NOT reproduced (worse)" else "similar",
-                      statistics.median(x["drop_pct"] for x in a), statistics.median(x["drop_pct"] for x in b)))
+        verdict, why = gain_verdict(b, a, "goodput", "higher", lambda: burst_why(b, a, limit, cc))
         claim("TSO autosizing and pacing increase TCP performance in lossy environments: %s (%s)" % (what, cc),
               "001", "%s Mbit/s, %s retransmits, %s%% dropped" % (cell(b, "goodput", "%.1f"), cell(b, "retrans"),
                                                                  cell(b, "drop_pct", "%.2f")),
               "%s Mbit/s, %s retransmits, %s%% dropped" % (cell(a, "goodput", "%.1f"), cell(a, "retrans"),
                                                            cell(a, "drop_pct", "%.2f")),
-              verdict + ("; a smaller drop share in every run" if dv == "reproduced" else ""),
-              "%d runs each: every after run's goodput above every before run's, medians > 3%% apart%s"
+              verdict, "%d runs each: every after run's goodput above every before run's, medians > 3%% apart%s"
               % (n, why))
     return table, [regime_plot(exp + "_goodput_retransmits", what, groups)]
 
@@ -762,11 +769,7 @@ def chunked():
         ]
         groups.append(("%d ms, ssai=%s" % (period, ssai), [(x["goodput"], x["retrans"]) for x in b],
                        [(x["goodput"], x["retrans"]) for x in a]))
-        verdict = burst_verdict(b, a, "p50_ms", "lower")
-        dv = burst_verdict(b, a, "drop_pct", "lower")
-        why = ""
-        if verdict != "reproduced":
-            why = "; " + burst_why(b, a, 0)
+        verdict, why = gain_verdict(b, a, "p50_ms", "lower", lambda: burst_why(b, a, 0))
         claim("TSO autosizing and pacing increase TCP performance in lossy environments: an application-limited "
               "sender (1 MB every %d ms) behind %s, tcp_slow_start_after_idle=%s (cubic)" % (period, POLICE, ssai),
               "001",
@@ -774,8 +777,7 @@ def chunked():
                                                                      cell(b, "drop_pct", "%.2f")),
               "p50 %s ms per write, %s retransmits, %s%% dropped" % (cell(a, "p50_ms"), cell(a, "retrans"),
                                                                      cell(a, "drop_pct", "%.2f")),
-              verdict + ("; a smaller drop share in every run" if dv == "reproduced" else ""),
-              "%d runs each: every after run's median write time below every before run's, medians > 3%% apart%s"
+              verdict, "%d runs each: every after run's median write time below every before run's, medians > 3%% apart%s"
               % (min(len(b), len(a)), why))
     return table, [regime_plot("chunked_goodput_retransmits",
                                "1 MB writes behind the policer (ssai = tcp_slow_start_after_idle): "
