@@ -5,7 +5,7 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-EXPERIMENTS=(burstiness spacing fairness unfair newflows gc lossy shallow memory)
+EXPERIMENTS=(burstiness spacing fairness unfair newflows gc lossy police gro chunked shallow memory)
 
 usage() {
 	cat >&2 <<USAGE

@@ -184,3 +184,84 @@ spacing_run() {
 		pstat "$d/$q-snd.pcap"
 	done
 }
+
+# Seed 001's lossy claim where bursts cause the losses (police, gro,
+# chunked, shallow): BURST_RUNS runs per point, before and after
+# alternating. Each run re-creates the bottleneck first, so that its
+# counters (policer or queue drops) are the run's own.
+BURST_RUNS=5
+# The policer: 30 Mbit/s, a bucket of 10 full-sized frames (10 x 1514 B).
+POLICE_RATE=30mbit
+POLICE_BURST=15140
+
+# path_police: a token-bucket policer on rtr0's ingress, the path's
+# bottleneck: what exceeds the bucket is dropped, nothing is queued.
+path_police() {
+	xr tc qdisc del dev rtr0 ingress 2>/dev/null || true
+	xr tc qdisc add dev rtr0 ingress
+	xr tc filter add dev rtr0 ingress protocol ip prio 1 matchall \
+		action police rate "$POLICE_RATE" burst "$POLICE_BURST" conform-exceed drop
+}
+police_stats() { xr tc -s filter show dev rtr0 ingress; }
+
+# path_shallow: a 20 Mbit/s netem bottleneck on rtr1 whose queue holds 10
+# packets (re-created: its counters start at 0).
+path_shallow() {
+	xr tc qdisc del dev rtr1 root 2>/dev/null || true
+	xr tc qdisc add dev rtr1 root netem rate 20mbit limit 10
+}
+shallow_stats() { xr tc -s qdisc show dev rtr1; }
+
+# burst_topo RTT GRO: topo3 with the sender's segments cut on veth0 (the
+# qdisc still holds GSO packets; the wire carries single segments), GRO
+# off on rtr0 (the bottleneck sees the wire's frames, not merged ones), RTT
+# on the ACK path, receiver GRO on or off, and an iperf3 server.
+burst_topo() {
+	topo3
+	TSO_DEF=$(nsysctl snd net.ipv4.tcp_min_tso_segs)
+	sn ethtool -K veth0 tso off >/dev/null
+	xr ethtool -K rtr0 gro off >/dev/null
+	rn ethtool -K veth1 gro "$2" >/dev/null
+	rcv_delay "$1"
+	iperf_daemon
+}
+
+# drops FILE: the first "dropped N" of a tc -s dump (policer or qdisc).
+drops() { sed -n 's/.*(dropped \([0-9]*\),.*/\1/p' "$1" | head -n 1; }
+# retrans JSON: the sender's retransmits from iperf3's client JSON.
+retrans() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["end"]["sum_sent"].get("retransmits", 0))' "$1"; }
+# tcp_retrans NS: the namespace's RetransSegs (/proc/net/snmp).
+tcp_retrans() {
+	ip netns exec "$1" cat /proc/net/snmp |
+		awk '$1 == "Tcp:" { if (n++) print $13; else if ($13 != "RetransSegs") exit 1 }' ||
+		fail "no RetransSegs in $1's /proc/net/snmp"
+}
+
+# ack_capture FILE PORT: capture the ACKs that come back to snd from rcv's
+# PORT (the renderer counts how many segments each one covers).
+ack_capture() { cap_start snd veth0 "$1" "tcp and src host $D_RCV and src port $2"; }
+
+# bulk_points EXP PATH STATS CC...: BURST_RUNS runs of one 6 s iperf3 flow
+# per congestion control CC, before and after alternating. PATH re-creates
+# the bottleneck before each run, STATS dumps its counters after it; the
+# ACKs are captured on snd's veth0. Data: DIR/<cc>-<mode>-<run>.json,
+# -path.txt (STATS), -acks.pcap.
+bulk_points() {
+	local exp=$1 path=$2 stats=$3 d cc r m f
+	shift 3
+	d=$(ddir "$exp")
+	for cc in "$@"; do
+		for r in $(seq "$BURST_RUNS"); do
+			for m in before after; do
+				f=$d/$cc-$m-$r
+				mode_qdisc "$m"
+				"$path"
+				ack_capture "$f-acks.pcap" "$IPERF_PORT"
+				iperf "$f.json" -t 6 -C "$cc"
+				cap_stop "$f-acks.pcap"
+				"$stats" >"$f-path.txt"
+				say "== $exp, $cc, run $r, $m: $(goodput "$f.json") Mbit/s, $(retrans "$f.json") retransmits, $(drops "$f-path.txt") dropped at the bottleneck"
+			done
+		done
+	done
+}
