@@ -288,6 +288,14 @@ auto_clock() {
 FQP_DEBUG_CORE='^50-fq-options:(bad_input|bad_input_atomic|limit_lowered_full|replace_delete_under_load)$|^66-fq-bands:(bad_input_atomic|band_limit|reset_clears_band_counters)$|^(72-fq-limit-peeked|85-fq-netlink-fuzz|86-fq-churn|87-sysctl-fuzz|89-fq-concurrency|94-fq-failslab):|^90-fq-known-bugs:(huge_mtu_default_quantum|reset_with_backlog|tbf_limit0_sfq_graft_cve_2025_39677)$'
 export FQP_DEBUG_CORE
 
+# Stock 7.2's core in CI: the cases whose semantics differ between the
+# kernels (each asserts the booted kernel's), the fast path and bands that
+# 7.2 shares with the series, and 7.2's own tc-testing fq.json (80-tdc).
+# 7.2's fq_band_pktlimit.sh (95-tree-selftests) wants the exact clock: CI
+# boots it apart (.ci/run).
+FQP_CORE72='^(50-fq-options|52-fq-txtime|58-fq-fastpath|65-fq-highprio|66-fq-bands|80-tdc|85-fq-netlink-fuzz|90-fq-known-bugs):'
+export FQP_CORE72
+
 # Hash of the patch series, so trees are re-applied when it changes.
 series_patches() { grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/series" | awk '{print $1}'; }
 
