@@ -66,6 +66,11 @@ if [ "$config" != bench ]; then
 		frags+=(kunit-fq)
 	fi
 fi
+# What a base's own tests need beside the common fragments (stock 7.2's
+# tdc wants ifb); never in the bench config, whose kernels stay alike.
+if [ "$config" != bench ] && [ -f "$FQP_ROOT/config-fragments/base-$FQP_BASE.config" ]; then
+	frags+=("base-$FQP_BASE")
+fi
 fragfiles=()
 for f in "${frags[@]}"; do fragfiles+=("$FQP_ROOT/config-fragments/$f.config"); done
 cfghash=$(cat "${fragfiles[@]}" | sha256sum | cut -c1-16)

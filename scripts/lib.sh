@@ -48,10 +48,11 @@ base_tree() {
 }
 
 # base_version: the upstream version of the base's stock tree, as its
-# Makefile says (e.g. 6.1.158); empty before the tree is unpacked.
+# Makefile says (e.g. 6.1.158); "unknown" before the tree is unpacked (a
+# boot of a --bzimage from elsewhere).
 base_version() {
 	local mk=$FQP_STOCK/Makefile
-	[ -f "$mk" ] || return 0
+	[ -f "$mk" ] || { echo unknown; return 0; }
 	awk -F' *= *' '$1 == "VERSION" {v = $2} $1 == "PATCHLEVEL" {p = $2}
 		$1 == "SUBLEVEL" {s = $2} $1 == "EXTRAVERSION" {e = $2}
 		END {if (v != "") printf "%s.%s.%s%s\n", v, p, s, e}' "$mk"
