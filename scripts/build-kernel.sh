@@ -88,5 +88,9 @@ configure() {
 if [ ! -f "$out/.config" ] || [ "$(cat "$out/.fqp-config" 2>/dev/null)" != "$cfghash" ]; then
 	configure
 fi
-run_logged "$out/build.log" "building bzImage in $out" "${mk[@]}" bzImage
+# A kernel with modules (the debug kernel's modular sch_fq) builds them too;
+# boot-and-test.sh installs them on the run disk.
+targets=(bzImage)
+! grep -qx 'CONFIG_MODULES=y' "$out/.config" || targets+=(modules)
+run_logged "$out/build.log" "building ${targets[*]} in $out" "${mk[@]}" "${targets[@]}"
 log "kernel: $out/arch/x86/boot/bzImage ($(ccache -s 2>/dev/null | grep -iE 'hits' | head -1 | tr -s ' '))"

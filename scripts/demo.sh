@@ -13,7 +13,7 @@ usage: $0 [--kernel patched|stock] [--clock wall|exact] [--only NAME[,NAME]] [--
   --kernel patched|stock  the kernel to boot (default patched)
   --clock wall|exact      guest clock (default exact under TCG, wall under
                           KVM; see boot-and-test.sh: exact = QEMU icount,
-                          1 vCPU, TCG only; the README says why)
+                          1 vCPU, TCG only; docs/demo.md says why)
   --only NAME[,NAME]      run only these experiments (default all):
                           ${EXPERIMENTS[*]}
   --results DIR           run directory (default results/<time>-demo-<kernel>)

@@ -353,27 +353,34 @@ kconfig_make() {
 }
 
 # config_check CONFIG FRAG...: every symbol the fragments set (=y/m/value or
-# "is not set") must be so in CONFIG. merge_config.sh only warns when one
-# does not stick (a missing dependency, a typo); a kernel without what was
-# asked for is worse than none. Says which did not stick; status 1 then.
+# "is not set") must be so in CONFIG; where two fragments set one symbol,
+# the later one's value counts, as in merge_config.sh. merge_config.sh only
+# warns when one does not stick (a missing dependency, a typo); a kernel
+# without what was asked for is worse than none. Says which did not stick;
+# status 1 then.
 config_check() {
 	local cfg=$1 bad=0 line sym val
+	local -A cfg_want=()
 	shift
 	while read -r line; do
 		if [[ $line =~ ^(CONFIG_[A-Za-z0-9_]+)=(.*)$ ]]; then
-			sym=${BASH_REMATCH[1]} val=${BASH_REMATCH[2]}
+			cfg_want[${BASH_REMATCH[1]}]=${BASH_REMATCH[2]}
+		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
+			cfg_want[${BASH_REMATCH[1]}]=''
+		fi
+	done < <(cat "$@")
+	for sym in "${!cfg_want[@]}"; do
+		val=${cfg_want[$sym]}
+		if [ -n "$val" ]; then
 			grep -qxF "$sym=$val" "$cfg" || {
 				warn "$sym=$val requested, got: $(grep -E "^(# )?${sym}[= ]" "$cfg" || echo 'absent')"
 				bad=1
 			}
-		elif [[ $line =~ ^#\ (CONFIG_[A-Za-z0-9_]+)\ is\ not\ set ]]; then
-			sym=${BASH_REMATCH[1]}
-			! grep -qE "^$sym=" "$cfg" || {
-				warn "$sym requested off, but it is on"
-				bad=1
-			}
+		elif grep -qE "^$sym=" "$cfg"; then
+			warn "$sym requested off, but it is on"
+			bad=1
 		fi
-	done < <(cat "$@")
+	done
 	[ "$bad" = 0 ]
 }
 
@@ -410,8 +417,8 @@ EXACT_ICOUNT="shift=0,sleep=off,align=off"
 EXACT_CMDLINE="clocksource=tsc tsc=reliable"
 export EXACT_ICOUNT EXACT_CMDLINE
 # icount runs every vCPU on one host thread, in turn. With 2 vCPUs the
-# instructions per packet spread 20x more between boots than with 1 (README,
-# "Guest"), so exact mode defaults to 1 vCPU.
+# instructions per packet spread 20x more between boots than with 1
+# (docs/testing.md, "The guest"), so exact mode defaults to 1 vCPU.
 EXACT_SMP=1
 
 # clock_smp CLOCK: the default vCPU count for that clock.
@@ -452,14 +459,17 @@ insncount_plugin() {
 }
 
 # checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about
-# PATCH (nothing when clean), run in kernel TREE. Debian's python3 runs its
-# SPDX check (python3-ply, python3-git), not another python3 earlier in
-# PATH; a traceback there counts as a complaint. One false positive is
-# dropped: the in-body "From: author" line git writes for a commit by
-# someone other than the sender is no long description line.
+# PATCH (nothing when clean), run in kernel TREE, at netdev's 80 columns.
+# Debian's python3 runs its SPDX check (python3-ply, python3-git), not
+# another python3 earlier in PATH; a traceback there counts as a complaint.
+# Two false positives are dropped: the in-body "From: author" line git
+# writes for a commit by someone other than the sender is no long
+# description line, and a new file under net/sched/ needs no MAINTAINERS
+# entry (FILE_PATH_CHANGES): the TC subsystem's entry covers the directory.
 checkpatch_strict() {
 	ensure_packages perl python3-ply python3-git
-	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q "$2" 2>&1 || true) |
+	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q \
+		--max-line-length=80 --ignore FILE_PATH_CHANGES "$2" 2>&1 || true) |
 		awk -v RS= '/^WARNING: Possible unwrapped commit description/ && /\n#[0-9]+: *\nFrom: / {next}
 			/(^|\n)(ERROR|WARNING|CHECK):/ || /Traceback/ {print; print ""}'
 }

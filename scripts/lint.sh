@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Lint every script of the repository, reported as TAP: shellcheck (with
-# the repository's .shellcheckrc) on each shell file, and a compile check
-# of each Python script. Part of scripts/test.sh.
+# the repository's .shellcheckrc) on each shell file, a compile check of
+# each Python script, the case listing, the generated results tables, the
+# documents' links and the words the repository does not use. Part of scripts/test.sh.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -11,40 +12,56 @@ cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
 echo "TAP version 13"
-echo "1..$((${#shells[@]} + ${#pys[@]} + 1))"
+echo "1..$((${#shells[@]} + ${#pys[@]} + 4))"
 n=0 pass=0 failn=0
-for f in "${shells[@]}" "${pys[@]}"; do
+# result NAME RC OUTPUT: one TAP line for a check; a failed check's output
+# (its first 60 lines) goes before it as comments.
+result() {
 	n=$((n + 1))
+	if [ "$2" = 0 ]; then
+		echo "ok $n lint:$1"
+		pass=$((pass + 1))
+	else
+		printf '%s\n' "$3" | sed 's/^/# /' | head -n 60
+		echo "not ok $n lint:$1"
+		failn=$((failn + 1))
+	fi
+}
+for f in "${shells[@]}" "${pys[@]}"; do
 	if [[ $f == *.py ]]; then
 		out=$(python3 -c 'import ast, sys; ast.parse(open(sys.argv[1]).read(), sys.argv[1])' "$f" 2>&1) && rc=0 || rc=1
 	else
 		out=$(shellcheck -x "$f" 2>&1) && rc=0 || rc=1
 	fi
-	if [ "$rc" = 0 ]; then
-		echo "ok $n lint:$f"
-		pass=$((pass + 1))
-	else
-		sed 's/^/# /' <<<"$out" | head -n 30
-		echo "not ok $n lint:$f"
-		failn=$((failn + 1))
-	fi
+	result "$f" "$rc" "$out"
 done
 # tests/run.sh lists the cases without sourcing their files (case_list):
 # what sourcing each file defines must be what it lists.
-n=$((n + 1)) out=''
+out=''
 for f in tests/cases/*.sh; do
 	want=$(T=$FQP_ROOT/tests bash -c ". tests/lib.sh; . '$f'; declare -F | awk -v to=\"\${CASE_TIMEOUT:-300}\" '\$3 ~ /^t_/ {print \$3, to}'" 2>&1) ||
 		out+="$f: sourcing it failed: $want"$'\n'
 	got=$(T=$FQP_ROOT/tests bash -c ". tests/lib.sh; case_list '$f'" | cut -d' ' -f2-)
 	[ "$want" = "$got" ] || out+="$f: sourcing defines [$(tr '\n' ' ' <<<"$want")], case_list reads [$(tr '\n' ' ' <<<"$got")]: define cases as t_NAME() at a line's start and CASE_TIMEOUT=N alone on its line"$'\n'
 done
-if [ -z "$out" ]; then
-	echo "ok $n lint:case_list"
-	pass=$((pass + 1))
-else
-	printf '%s' "$out" | sed 's/^/# /' | head -n 30
-	echo "not ok $n lint:case_list"
-	failn=$((failn + 1))
-fi
+result case_list "${#out}" "$out"
+# The results tables of README.md and docs/benchmark.md are generated from
+# docs/results.csv (scripts/bench-table.py): they must equal what it writes.
+out=$(python3 scripts/bench-table.py --check README.md docs/benchmark.md 2>&1) && rc=0 || rc=1
+result results_table "$rc" "$out"
+# Every relative link of the documents names a file, and a heading, that exists.
+mapfile -t docs < <(git ls-files -co --exclude-standard -- '*.md' CHANGELOG | sort -u)
+out=$(python3 scripts/doc-links.py "${docs[@]}" 2>&1) && rc=0 || rc=1
+result doc_links "$rc" "$out"
+# The repository speaks of the series, not of how the work on it was
+# organised: no tracker numbers ("issue 12", "item 6", "finding 3", "stop
+# 23"), no work sessions, no times of day. The patches (000[1-9]*) are checked too,
+# but their messages are written in the authoring repository
+# (scripts/refresh-patches.sh), so a hit there names that as the fix.
+words='\b(issues?|items?|findings?|stops?) [0-9]+|\bsessions?\b|\b(morning|afternoon|evening)\b|\blate night\b|\b(this|last|that) night\b|[0-9]{4}-[0-9]{2}-[0-9]{2},? \(?night'
+mapfile -t texts < <(git ls-files -co --exclude-standard | grep -v -x -e scripts/lint.sh -e docs/results.csv)
+out=$(grep -n -i -E -I -- "$words" "${texts[@]}" 2>/dev/null | grep -v -i -E '\b(tcp|ssh|bgp|netlink) sessions?\b' || true)
+[ -z "$out" ] || out+=$'\n'"say what the series does and why, not which issue, session or time of day it came from; a patch's message is fixed in the authoring repository (scripts/refresh-patches.sh)"
+result no_work_words "${#out}" "$out"
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]

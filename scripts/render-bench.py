@@ -11,10 +11,10 @@ a headline point spreads more than GATE). Otherwise (clock=wall, noisy):
 Reads RUNDIR/raw.csv (kernel,rep,workload,variant,metric,value,unit; one
 row per measurement per boot) and RUNDIR/meta.txt (key=value), writes
   RUNDIR/summary.csv  per metric: median/min/max/n per kernel, ratio, verdict
-  RUNDIR/bench.md     the markdown table (README "Benchmark" section)
+  RUNDIR/bench.md     the markdown tables of the run (docs/benchmark.md)
   RUNDIR/plots/*.png  gnuplot: pktgen pps and CPU per packet, TCP, ratios
 and prints bench.md. Ratio = patched median / stock median. Each metric has
-a direction (higher or lower is better) and, where the issue sets one, a
+a direction (higher or lower is better) and, where the project sets one, a
 target; the verdict column says whether the target is met.
 """
 import csv
@@ -36,7 +36,7 @@ DIRECTION = {
 
 
 def target(workload, variant, metric):
-    """(limit, goal) on the ratio for the metrics the issue sets targets on."""
+    """(limit, goal) on the ratio for the metrics that have a target."""
     if workload == "pktgen" and metric == "pps":
         few = variant.split("-flows")[0] in ("1", "64") and "pacing-off" in variant
         return (1.0, 1.15 if few else None)
@@ -369,7 +369,7 @@ def render_exact(rundir, meta, vals, order):
 
 
 def exact_targets(get, med):
-    """The issue-16 target table: one line per target point, ratio and verdict."""
+    """The target table: one line per target point, ratio and verdict."""
     lines = []
 
     def nflows(v):
@@ -450,7 +450,7 @@ def exact_targets(get, med):
         add("TCP bulk %s, insn/MB" % var, 1.0, a, b, q, "insn/MB")
     if not lines:
         return []
-    return ["Targets (issue 16), series/stock in this run:", "",
+    return ["Targets, series/stock in this run:", "",
             "| target point | target | stock | series | series/stock | verdict |",
             "|---|---|---|---|---|---|"] + lines + [""]
 

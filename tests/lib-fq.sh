@@ -233,6 +233,17 @@ fq_fill_wait() {
 	return 1
 }
 
+# fq_empty_wait NS DEV SECS: poll until the (first) fq on DEV is empty, for
+# up to SECS of clock time (scaled like the case timeouts); 1 if it never is.
+fq_empty_wait() {
+	local end=$(($(date +%s) + $3 * ${FQP_TIMEOUT_SCALE:-1}))
+	while [ "$(date +%s)" -le "$end" ]; do
+		[ "$(fqx "$1" "$2" qlen)" != 0 ] || return 0
+		sleep 0.2
+	done
+	return 1
+}
+
 # levels SNAPSHOT PARENT LEAF: "PARENT qlen/backlog, LEAF qlen/backlog" of
 # one tc snapshot; PARENT and LEAF are qv's KIND[/HANDLE].
 levels() {

@@ -62,7 +62,7 @@ case_list() {
 sn() { ip netns exec snd "$@"; }
 # stimeout SECS CMD...: timeout(1) with SECS scaled like the case limits
 # (FQP_TIMEOUT_SCALE, run.sh): a debug guest sharing a 2-core host with
-# another took over 10 s for one rejected tc change (CI, stop 23).
+# another took over 10 s for one rejected tc change.
 stimeout() { local s=$1; shift; timeout "$((s * ${FQP_TIMEOUT_SCALE:-1}))" "$@"; }
 rn() { ip netns exec rcv "$@"; }
 

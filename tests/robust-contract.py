@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Render `nlfuzz --print-contract` as the markdown table of tests/README.md.
+"""Render `nlfuzz --print-contract` as the markdown table of docs/testing.md (robustness contract, table A).
 
     make -C tests bin/nlfuzz && tests/bin/nlfuzz --print-contract | tests/robust-contract.py
 

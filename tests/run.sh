@@ -73,9 +73,27 @@ emit "KTAP version 1"
 emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
 [ -z "$exclude" ] || emit "# excluded by request: cases matching /$exclude/"
 [ -z "$shard" ] || emit "# shard $shard: this guest runs the list's cases $((${shard%/*} + 1)), $((${shard%/*} + 1 + ${shard#*/})), ...; other guests run the rest"
-emit "1..$((${#cases[@]} + 1))"
+# A modular sch_fq (the debug kernel, as distributions build it) comes
+# with its modules on the run disk: loaded before the cases (its KUnit
+# suites run at load; boot-and-test.sh reads their results from dmesg) and
+# unloaded after them.
+modroot=$T/../modroot/lib/modules
+fq_module=0
+[ ! -d "$modroot/$(uname -r)" ] || fq_module=1
+emit "1..$((${#cases[@]} + 1 + 2 * fq_module))"
 dmesg >"$R/dmesg-boot.txt"
 n=0
+if [ "$fq_module" = 1 ]; then
+	n=$((n + 1))
+	mkdir -p /lib/modules
+	if mount --bind "$modroot" /lib/modules && out=$(modprobe -v sch_fq 2>&1) &&
+		grep -qw '^sch_fq' /proc/modules; then
+		emit "ok $n module_load_sch_fq # $(tr '\n' ' ' <<<"$out")"
+	else
+		emit "# modprobe sch_fq: $out"
+		emit "not ok $n module_load_sch_fq"
+	fi
+fi
 for c in "${cases[@]}"; do
 	n=$((n + 1))
 	f=${c%:*} fn=${c##*:}
@@ -127,6 +145,18 @@ for c in "${cases[@]}"; do
 		emit "not ok $n $name # exit $rc, ${dt}s" ;;
 	esac
 done
+
+# Every fq is gone with the cases' namespaces: the module must unload, and
+# with it fq_flow_cache (a flow left behind would be reported there).
+if [ "$fq_module" = 1 ]; then
+	n=$((n + 1))
+	if out=$(rmmod sch_fq 2>&1) && ! grep -qw '^sch_fq' /proc/modules; then
+		emit "ok $n module_unload_sch_fq"
+	else
+		emit "# rmmod sch_fq: $out"
+		emit "not ok $n module_unload_sch_fq"
+	fi
+fi
 
 # Whole-run health: no splat anywhere since boot, kmemleak clean of our code.
 n=$((n + 1))

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# sch_fq's fast path (issue 16): a packet that meets an idle qdisc, with no
+# sch_fq's fast path: a packet that meets an idle qdisc, with no
 # maxrate or per-socket max pacing rate, skips flow classification and is
 # counted in fastpath_packets (appended to struct tc_fq_qd_stats after
 # horizon_caps, at upstream's position; tests/src/fqstats reads it since
@@ -109,6 +109,43 @@ retrans() { sn nstat -asz TcpRetransSegs | awk '$1 == "TcpRetransSegs" {print $2
 # RTOs), absolute: a stalled emulator fires them, reordering does not.
 timer_retrans() {
 	sn nstat -asz TcpExtTCPLossProbes TcpExtTCPTimeouts | awk '{ s += $2 } END { print s + 0 }'
+}
+
+# A UDP socket whose SO_MAX_PACING_RATE was lowered to 50 kbit/s and then
+# raised back to ~0 (unlimited) keeps sk_pacing_rate at 50 kbit/s, and 6.1
+# paces its packets at that rate. The fast path must not send them at
+# once: 40 datagrams of 1000 bytes take ~6.7 s at 50 kbit/s, so a moment
+# after they were handed to fq (a loaded TCG host may take 2 s to read the
+# counters) half of them still wait there, the flow was throttled, and
+# (where the kernel counts it) none took the fast path. A receiver keeps
+# ICMP errors from failing the connected socket's sends. Stock 7.2's fast
+# path tests only the maximum: there they leave at once.
+t_fastpath_socket_rate_raised() {
+	local rpid n m b a th
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root fq
+	rn udpflows -R -p 9000 -t 30 -i 3000 >"$R/data/fastpath-rate-rx.txt" &
+	rpid=$!
+	wait_listen rcv udp 9000
+	b=$(fqs snd veth0)
+	n=$(udp_send -c 40 -l 1000 -m 50k -U)
+	m=$(fqs snd veth0)
+	fq_empty_wait snd veth0 20 || fail "fq still holds packets 20 s later"
+	a=$(fqs snd veth0)
+	wait "$rpid" || true
+	th=$(fqsd "$b" "$a" throttled)
+	say "sent $n datagrams; then fq held $(fqsv "$m" qlen); throttled +$th;" \
+		"fq sent +$(fqsd "$b" "$a" packets)" \
+		"$(grep -q fastpath_packets <<<"$a" && echo "fastpath_packets +$(fqsd "$b" "$a" fastpath_packets)")"
+	[ "$n" = 40 ] || fail "udpflows sent $n of 40 datagrams"
+	[ "$(fqsv "$m" qlen)" -ge 20 ] ||
+		fail "only $(fqsv "$m" qlen) of 40 datagrams still in fq: not paced at the socket's 50 kbit/s"
+	[ "$th" -gt 0 ] || fail "the flow was never throttled"
+	if grep -q fastpath_packets <<<"$a"; then
+		[ "$(fqsd "$b" "$a" fastpath_packets)" = 0 ] ||
+			fail "$(fqsd "$b" "$a" fastpath_packets) packets of a paced socket took the fast path"
+	fi
 }
 
 # tcp_loss_counters: snd's loss-recovery counters, for the log.

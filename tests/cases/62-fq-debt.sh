@@ -1,8 +1,8 @@
 # shellcheck shell=bash
-# Credit of a flow that comes back after refill_delay (issue 17, finding
-# 4): 6.1 keeps the debt of a flow that went idle with negative credit (its
+# Credit of a flow that comes back after refill_delay:
+# 6.1 keeps the debt of a flow that went idle with negative credit (its
 # u32 max() never refills a negative credit), and so does our series again.
-# The measurement the issue asks for: one bulk TCP flow beside 20 periodic
+# The measurement: one bulk TCP flow beside 20 periodic
 # bursty TCP senders behind htb with fq as the leaf, on both kernels. The
 # log records the bulk flow's share of the link and the bursts' completion
 # latency; the case asserts what must hold on either kernel: the bulk flow
@@ -13,7 +13,7 @@
 CASE_TIMEOUT=90
 
 LINK_MBIT=20
-# 20 x 64 KB every 2 s = 5.2 Mbit/s, a quarter of the link: the issue's
+# 20 x 64 KB every 2 s = 5.2 Mbit/s, a quarter of the link: a
 # 50 ms period would need 210 Mbit/s, far more than a TCG guest moves
 # through htb (measured on stock: 33 Mbit/s in all through htb 50mbit, and
 # 13 Mbit/s through htb 20mbit with its default burst, the watchdog firing
@@ -55,7 +55,7 @@ t_bursty_beside_bulk() {
 	[ "$got" = "$sent" ] || fail "$got of $sent bursts arrived"
 	[ "$bytes" = $((sent * BURST_BYTES)) ] || fail "bursts: $bytes bytes received, $((sent * BURST_BYTES)) sent"
 	# The bursts take a quarter of the link: the bulk flow must get a
-	# good part of the rest (measured: see tests/README.md).
+	# good part of the rest (measured: see docs/testing.md, section E).
 	acmp "$share >= 0.25" || fail "bulk flow got $share of the link, want >= 0.25 (starved)"
 	# the 20 bursts together are 0.5 s of the link: most must finish
 	# within their period, or the senders were not bursty at all

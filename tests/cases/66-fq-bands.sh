@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Upstream's bands (issue 12): skb->priority picks one of three bands through
+# Upstream's bands: skb->priority picks one of three bands through
 # a priomap (default pfifo_fast's), the bands share the link by weighted
 # round robin (default weights 589824/196608/65536 bytes per turn), each band
 # holds at most `limit` packets and counts its own drops and packets. The
@@ -211,6 +211,45 @@ t_cilium_mapping() {
 	done
 	[ "$(fqsv "$s" qlen)" = $(($(fqsv "$s" band_pkt_count_0) + $(fqsv "$s" band_pkt_count_1) + $(fqsv "$s" band_pkt_count_2))) ] ||
 		fail "qlen is not the sum of the band counts"
+}
+
+# limit is per band: the qdisc may hold up to 3 x limit packets. A change
+# that leaves limit alone (ce_threshold here) must drop none of them, as
+# 6.1 drops nothing on such a change; a lower limit trims each band to it,
+# no band below it. maxrate 1kbit holds all but each flow's first packet
+# (fq caps a flow's gap at 1 s: each band still sends one a second, so the
+# counts may fall by a few between two snapshots of a loaded TCG guest).
+t_change_keeps_bands() {
+	local b prio=(6 0 1) s q0 d0
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root fq limit 100 flow_limit 1000 maxrate 1kbit
+	need_bands snd veth0
+	for b in 0 1 2; do
+		sn udpflows -d "$RCV_IP" -p $((9300 + b)) -C -c 120 -l 200 -P "${prio[$b]}" >/dev/null ||
+			fail "sender with priority ${prio[$b]} failed"
+	done
+	s=$(fqs snd veth0)
+	q0=$(fqsv "$s" qlen) d0=$(fqsv "$s" drops)
+	say "full: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
+	for b in 0 1 2; do
+		[ "$(fqsv "$s" "band_pkt_count_$b")" -ge 97 ] ||
+			fail "band $b holds $(fqsv "$s" "band_pkt_count_$b") packets, not ~100"
+	done
+	sn tc qdisc change dev veth0 root fq ce_threshold 5ms
+	s=$(fqs snd veth0)
+	say "after ce_threshold 5ms: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
+	[ "$(fqsv "$s" drops)" = "$d0" ] ||
+		fail "a change that did not lower limit dropped $(($(fqsv "$s" drops) - d0)) packets"
+	[ "$(fqsv "$s" qlen)" -ge $((q0 - 20)) ] || fail "qlen fell from $q0 to $(fqsv "$s" qlen)"
+	sn tc qdisc change dev veth0 root fq limit 50
+	s=$(fqs snd veth0)
+	say "after limit 50: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
+	for b in 0 1 2; do
+		[ "$(fqsv "$s" "band_pkt_count_$b")" -ge 40 ] && [ "$(fqsv "$s" "band_pkt_count_$b")" -le 50 ] ||
+			fail "band $b holds $(fqsv "$s" "band_pkt_count_$b") packets after limit 50"
+	done
+	[ "$(fqsv "$s" qlen)" -le 150 ] || fail "qlen $(fqsv "$s" qlen) above 3 x 50"
 }
 
 # One TCP flow of 64 KB GSO packets in band 2 whose weight (16384) is a

@@ -21,7 +21,7 @@ nlfuzz_check() {
 }
 
 t_contract_table() {
-	# The expected answers for both kernels, for tests/README.md.
+	# The expected answers for both kernels, for docs/testing.md (robustness contract).
 	nlfuzz --print-contract >"$R/data/nlfuzz-contract.tsv"
 	n=$(wc -l <"$R/data/nlfuzz-contract.tsv")
 	# 211 since the bands (priomap, weights) joined it

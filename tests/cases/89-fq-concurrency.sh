@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Concurrency (issue 15): both vCPUs send into one fq (pktgen threads 0 and
+# Concurrency: both vCPUs send into one fq (pktgen threads 0 and
 # 1 on the same dummy device, the same 20000 flows, so the two CPUs contend
 # for the same flows and the qdisc lock) while a third process walks a
 # fixed list of CONC_OPS changes (every option; buckets up and down;

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The bugs that hit sch_fq in the field, one named subtest each (issue 15).
+# The bugs that hit sch_fq in the field, one named subtest each.
 # Every subtest runs on both kernels. Where stock 6.1.192 still has the bug
 # the subtest fails there and its log says so: a finding about stock, not a
 # failure of the series. Related cases elsewhere: 72-fq-limit-peeked (limit

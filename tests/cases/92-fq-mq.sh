@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# mq with an fq per TX queue (issue 14), the usual deployment on a
+# mq with an fq per TX queue, the usual deployment on a
 # multi-queue NIC: a veth with 4 TX queues, mq at the root, fq on each
 # queue with maxrate 200kbit. Two senders, one pinned to each vCPU, offer
 # 32 flows each (unconnected UDP: fq keys them by hash, so each port is a

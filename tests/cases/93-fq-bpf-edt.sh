@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# EDT from BPF (issue 14), the pattern of Cilium's bandwidth manager: a tc
+# EDT from BPF, the pattern of Cilium's bandwidth manager: a tc
 # egress program (tests/src/bpf/edt.bpf.c, built with clang, loaded by
 # bookworm's tc) paces the aggregate of all UDP leaving veth0 to 10 Mbit/s
 # by setting skb->tstamp, shooting what would leave more than 200 ms

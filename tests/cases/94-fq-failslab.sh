@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Allocation failures under load (issue 15), debug kernel only (it alone
+# Allocation failures under load, debug kernel only (it alone
 # has CONFIG_FAILSLAB and debugfs; scripts/test.sh leaves the case out of
 # the test-kernel runs). failslab aimed at fq_flow_cache alone
 # (cache-filter, and the cache's failslab flag, which since 5.14 only the

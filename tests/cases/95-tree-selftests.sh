@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# The kernel tree's own selftests that drive fq (issue 14), from the tree
+# The kernel tree's own selftests that drive fq, from the tree
 # that was built (stock or patched): boot-and-test.sh copies
 # tools/testing/selftests/net/so_txtime.sh and bpf/test_tc_edt.sh to the
 # run disk and builds so_txtime.c and bpf/progs/test_tc_edt.c beside them.

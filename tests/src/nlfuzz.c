@@ -24,7 +24,7 @@
  *             others applied (all but buckets_log);
  *   patched = our series: a rejected message changes nothing, and a bad
  *             value comes with an extack message.
- * Our series also has upstream's bands (issue 12): TCA_FQ_PRIOMAP and
+ * Our series also has upstream's bands: TCA_FQ_PRIOMAP and
  * TCA_FQ_WEIGHTS, exact-length binary attributes (-ERANGE otherwise) with
  * value checks in fq_change() (-EINVAL), always dumped. Stock 6.1 has no
  * such types: it skips them like any type above its TCA_FQ_MAX and dumps
@@ -32,7 +32,8 @@
  * them gets another answer (a bad one, or a u32 of type 16) or another
  * read-back (a valid one).
  * `nlfuzz --print-contract` prints the expected answer of every message for
- * both kernels without touching any kernel (tests/README.md is built from it).
+ * both kernels without touching any kernel (the contract table of
+ * docs/testing.md is built from it).
  *
  * A third kernel, stock72 (--kernel stock72), is stock 7.2 (Debian sid's
  * linux-source-7.2, net/sched/sch_fq.c as it is), the yardstick: it has the
@@ -610,7 +611,7 @@ static void put_weights(struct tcase *c, const int32_t *w, int len)
 	put_raw(c, FQ_WEIGHTS, p, len, -1);
 }
 
-/* Our series' bands (issue 12): bad priomaps, bad weights and wrong lengths
+/* Our series' bands: bad priomaps, bad weights and wrong lengths
  * are rejected as a whole, alone or beside valid 6.1 attributes. Stock 6.1
  * skips both types (above its TCA_FQ_MAX): these rows are where it differs.
  */
