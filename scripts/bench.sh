@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The benchmark: the stock 6.1 kernel and our series, built from the same
 # tree with the same fragments (bench.config), booted alternately in the
-# same guest, running the same workloads. Under TCG it runs with the exact
+# same guest, running the same workloads; with --kernels ...,stock72 also
+# stock 7.2 (sid's linux-source-7.2, the same fragments), the yardstick. Under TCG it runs with the exact
 # clock (QEMU icount: guest ns = guest instructions; tests/bench/exact.sh)
 # and gates on determinism; --clock wall runs the older, noisy wall-clock
 # workloads (tests/bench/bench.sh). Writes the raw rows, medians and
@@ -41,7 +42,10 @@ keep_outputs() {
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
-          [--set VAR=VALUE]... [--insn-profile]
+          [--set VAR=VALUE]... [--insn-profile] [--kernels K[,K]]
+  --kernels K,...  the kernels, booted in turn (default stock,patched):
+                 stock (6.1), patched (the series), stock72 (stock 7.2);
+                 stock and patched are always among them (the ratios)
   --clock exact  (default under TCG) QEMU icount, 1 vCPU: guest instructions
                  per packet / per MB, deterministic; each point also through
                  pfifo (fq cost = fq - pfifo). A headline point whose boots
@@ -67,7 +71,7 @@ USAGE
 	exit 2
 }
 
-quick=0 reps='' only='' rundir='' clock='' insn=0 sets=()
+quick=0 reps='' only='' rundir='' clock='' insn=0 sets=() kernels=stock,patched
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -81,6 +85,7 @@ while [ $# -gt 0 ]; do
 		[[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^\'\"\$\`\\]*$ ]] || { echo "bad --set: '${2:-}' (VAR=VALUE; no quotes, \$, \` or \\)" >&2; usage; }
 		sets+=("$2"); shift ;;
 	--insn-profile) insn=1 ;;
+	--kernels) kernels=${2:-}; shift ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
@@ -88,15 +93,31 @@ while [ $# -gt 0 ]; do
 done
 case ${clock:-auto} in auto | exact | wall) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
 
+ksel=$(select_names kernel "$kernels" stock patched stock72) || usage
+mapfile -t KERNELS <<<"$ksel"
+[[ " ${KERNELS[*]} " == *" stock "* && " ${KERNELS[*]} " == *" patched "* ]] ||
+	{ echo "bad --kernels: '$kernels' (stock and patched are always measured)" >&2; usage; }
+
+# kernel_opts K: boot-and-test.sh's and build-kernel.sh's base and tree
+# options for kernel K (its name is also its build dir's: build/K-bench).
+kernel_opts() {
+	case $1 in
+	stock72) echo "--base 7.2 stock" ;;
+	*) echo "--base 6.1 $1" ;;
+	esac
+}
+
 ensure_packages gnuplot-nox
-# Both kernels first, so that a build failure stops the run before any
+# Every kernel first, so that a build failure stops the run before any
 # measurement, and no build runs beside a measuring guest.
-for k in stock patched; do
-	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$k" --config bench
+for k in "${KERNELS[@]}"; do
+	read -r _ b t <<<"$(kernel_opts "$k")"
+	"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config bench
 done
 export FQP_STEP=bench
-[ -n "$clock" ] || clock=$(auto_clock "$(kernel_image patched bench)")
-accel=$(clock_accel "$clock" "$(kernel_image patched bench)")
+bz=$FQP_BUILD/patched-bench/arch/x86/boot/bzImage
+[ -n "$clock" ] || clock=$(auto_clock "$bz")
+accel=$(clock_accel "$clock" "$bz")
 if [ "$clock" = exact ]; then
 	WORKLOADS=("${EXACT_WORKLOADS[@]}") case_file=exact default_reps=3
 else
@@ -175,25 +196,32 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	if [ "$quick" = 1 ]; then echo "mode=--quick"; else echo "mode=full"; fi
 	echo "git=$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "workloads=${selected[*]}"
+	echo "kernels=${KERNELS[*]}"
 	[ ${#sets[@]} = 0 ] || echo "set=${sets[*]}"
 } >"$rundir/meta.txt"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
+if [[ " ${KERNELS[*]} " == *" stock72 "* ]]; then
+	(set_base 7.2 && echo "$(base_version), $(base_package)") >"$rundir/base72.txt"
+fi
 
 log "benchmark: ${selected[*]}; $reps boots per kernel under ${accel^^}, clock $clock ($smp vCPU), alternating; run directory $rundir"
 failed=()
 t_start=$(date +%s)
-total=$((2 * reps)) done_n=0
+total=$((${#KERNELS[@]} * reps)) done_n=0
 for rep in $(seq "$reps"); do
-	# Alternate which kernel goes first, so slow drift of the machine
-	# (another job starting, thermal) does not always favour one of them.
-	if [ $((rep % 2)) = 1 ]; then order=(stock patched); else order=(patched stock); fi
+	# Rotate which kernel goes first, so slow drift of the machine
+	# (another job starting, thermal) does not always favour one of them
+	# (two kernels: stock first in odd reps, the series in even ones).
+	r=$(((rep - 1) % ${#KERNELS[@]}))
+	order=("${KERNELS[@]:r}" "${KERNELS[@]:0:r}")
 	for k in "${order[@]}"; do
 		out=$rundir/$rep-$k
 		t0=$(date +%s)
 		log "[$((done_n + 1))/$total] rep $rep, $k kernel: booting ($out)"
 		rc=0 prof=()
 		[ "$insn" = 0 ] || prof=(--insn-profile "$out/insn.counts")
-		"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$k" --config bench --cases "$cases" \
+		read -r _ b t <<<"$(kernel_opts "$k")"
+		"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
 			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
 		# The kernel this boot ran: the next boot may rebuild it.
@@ -216,14 +244,19 @@ done
 
 if [ "$insn" = 1 ]; then
 	for rep in $(seq "$reps"); do
-		a=$rundir/$rep-stock b=$rundir/$rep-patched
-		if [ -f "$a/insn.counts" ] && [ -f "$b/insn.counts" ]; then
-			python3 "$FQP_ROOT/scripts/insn-profile.py" --compare --top 60 \
-				"$a/vmlinux" "$a/insn.counts" "$b/vmlinux" "$b/insn.counts" >"$rundir/insn-profile-$rep.txt"
-			log "instruction profile, rep $rep (A stock, B series, whole boot): $rundir/insn-profile-$rep.txt"
-		else
-			warn "rep $rep: no instruction counts from both kernels (a boot did not power off cleanly?); see $a.log and $b.log"
-		fi
+		b=$rundir/$rep-patched
+		for k in "${KERNELS[@]}"; do
+			[ "$k" != patched ] || continue
+			a=$rundir/$rep-$k sfx=''
+			[ "$k" = stock ] || sfx=-$k
+			if [ -f "$a/insn.counts" ] && [ -f "$b/insn.counts" ]; then
+				python3 "$FQP_ROOT/scripts/insn-profile.py" --compare --top 60 \
+					"$a/vmlinux" "$a/insn.counts" "$b/vmlinux" "$b/insn.counts" >"$rundir/insn-profile-$rep$sfx.txt"
+				log "instruction profile, rep $rep (A $k, B series, whole boot): $rundir/insn-profile-$rep$sfx.txt"
+			else
+				warn "rep $rep: no instruction counts from both $k and the series (a boot did not power off cleanly?); see $a.log and $b.log"
+			fi
+		done
 	done
 fi
 log "medians, ratios and plots"

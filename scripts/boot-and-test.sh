@@ -8,6 +8,9 @@
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [options]
+  --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
+                          6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
+                          (stock only: the series applies to 6.1)
   --kernel stock|patched  which tree (default patched)
   --config test|debug|bench  kernel fragment set (default test)
   --bzimage PATH          boot this kernel instead of building one
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
+	--base) set_base "${2:-}" || usage; shift ;;
 	--bzimage) bzimage=${2:-}; shift ;;
 	--filter) filter=${2:-}; shift ;;
 	--cases) cases=${2:-}; shift ;;
@@ -69,6 +73,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 case $kernel in stock | patched) ;; *) echo "bad --kernel: $kernel" >&2; usage ;; esac
+ktree=$(base_tree "$kernel")
 case $config in test | debug | bench) ;; *) echo "bad --config: $config" >&2; usage ;; esac
 case $clock in wall | exact) ;; *) echo "bad --clock: $clock (wall or exact)" >&2; usage ;; esac
 [[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
@@ -89,11 +94,11 @@ stage() { stage_times+=("\"$1\": $(($(date +%s) - $2))"); }
 # 1. Kernel.
 t=$(date +%s)
 if [ -z "$bzimage" ]; then
-	[ "$rebuild" = 0 ] || rm -f "$FQP_BUILD/$kernel-$config/.fqp-config"
-	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config"
+	[ "$rebuild" = 0 ] || rm -f "$FQP_BUILD/$ktree-$config/.fqp-config"
+	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --tree "$kernel" --config "$config"
 	bzimage=$(kernel_image "$kernel" "$config")
 fi
-[ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --tree $kernel --config $config"
+[ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --base $FQP_BASE --tree $kernel --config $config"
 stage kernel "$t"
 
 # 2. Root filesystem (cached, never written by a run: snapshot=on).
@@ -105,7 +110,7 @@ stage rootfs "$t"
 
 # 3. The run directory and its disk with the tests and helpers.
 stamp=$(date +%Y%m%d-%H%M%S)
-rundir=${rundir:-$FQP_RESULTS/$stamp-$kernel-$config}
+rundir=${rundir:-$FQP_RESULTS/$stamp-$ktree-$config}
 mkdir -p "$rundir" "$FQP_RESULTS"
 # Absolute: the helpers are built with make -C, where a relative BIN would
 # put them under the tests directory and the guest would find none.
@@ -122,6 +127,7 @@ if [ -n "$cases" ]; then
 	rm -rf "$stage_dir/tests/cases"
 	cp -a "$cases" "$stage_dir/tests/cases"
 fi
+base_version=$(base_version)
 # The tree's own tdc suite runs against the kernel it came from.
 src_tree=$FQP_PATCHED
 [ "$kernel" = patched ] || src_tree=$FQP_STOCK
@@ -149,9 +155,20 @@ if [ -f "$st/net/so_txtime.sh" ] && [ -f "$st/bpf/test_tc_edt.sh" ]; then
 		STBIN="$stage_dir/selftests" selftests >>"$rundir/helpers-build.log" 2>&1 ||
 		{ cat "$rundir/helpers-build.log" >&2; die "building the tree's selftests failed (log: $rundir/helpers-build.log)" "check $st and re-run"; }
 fi
+# Newer trees (7.2) test fq's per-band packet limit: fq_band_pktlimit.sh,
+# the netns wrapper it runs itself in, and its sender built here.
+if [ -f "$st/net/fq_band_pktlimit.sh" ]; then
+	mkdir -p "$stage_dir/selftests"
+	cp "$st/net/fq_band_pktlimit.sh" "$st/net/in_netns.sh" "$stage_dir/selftests/"
+	make -s -C "$stage_dir/tests" BIN="$stage_dir/tests/bin" SELFTESTS="$st" \
+		STBIN="$stage_dir/selftests" selftests-bands >>"$rundir/helpers-build.log" 2>&1 ||
+		{ cat "$rundir/helpers-build.log" >&2; die "building the tree's cmsg_sender failed (log: $rundir/helpers-build.log)" "check $st and re-run"; }
+fi
 {
 	printf 'filter=%q\nexclude=%q\nshard=%q\n' "$filter" "$exclude" "$shard"
 	printf 'FQP_KERNEL=%q\nFQP_CONFIG=%q\nFQP_CLOCK=%q\n' "$kernel" "$config" "$clock"
+	# The base the kernel was built from: the cases assert its semantics.
+	printf 'FQP_BASE=%q\nFQP_BASE_VERSION=%q\n' "$FQP_BASE" "$base_version"
 	# The guest stops starting cases this long before the timeout: the
 	# final dmesg and kmemleak check, the shutdown and the boot itself.
 	# In exact mode guest time is not the host's: no deadline there.
@@ -218,6 +235,7 @@ echo >>"$rundir/qemu.cmd"
 {
 	echo '#!/bin/sh'
 	echo "# Re-run this boot by hand (the run disk is reused as it is)."
+	echo "# Kernel: $kernel/$config, base $FQP_BASE ($base_version, $(base_package))."
 	cat "$rundir/qemu.cmd"
 } >"$rundir/reproducer.sh"
 chmod +x "$rundir/reproducer.sh"
@@ -233,7 +251,7 @@ if [ "$shell" = 1 ]; then
 fi
 
 t=$(date +%s)
-log "booting $kernel/$config kernel under ${accel^^}, clock $clock, $smp vCPU (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
+log "booting $kernel/$config kernel (base $FQP_BASE, $base_version) under ${accel^^}, clock $clock, $smp vCPU (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
 : >"$rundir/console.log"
 "${qemu[@]}" >"$rundir/qemu.out" 2>&1 &
 qpid=$!
@@ -321,7 +339,7 @@ fi
 pass=0 failn=0 skipn=0 i=0
 {
 	echo "KTAP version 1"
-	echo "# $kernel/$config kernel, ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
+	echo "# $kernel/$config kernel (base $FQP_BASE, $base_version), ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
 	for hc in "${host_cases[@]}"; do
 		i=$((i + 1))
 		if [ "${hc%%|*}" = 0 ]; then echo "ok $i ${hc#*|}"; else echo "not ok $i ${hc#*|}"; fi
@@ -355,6 +373,8 @@ fi
 {
 	printf '{\n  "git": "%s",\n  "kernel": "%s",\n  "config": "%s",\n' \
 		"$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)" "$kernel" "$config"
+	printf '  "base": "%s",\n  "base_version": "%s",\n  "base_package": "%s",\n' \
+		"$FQP_BASE" "$base_version" "$(base_package)"
 	printf '  "series": "%s",\n  "gcc": "%s",\n  "accel": "%s",\n' \
 		"$(series_patches | paste -sd' ' -)" "$(gcc -dumpfullversion)" "$accel"
 	printf '  "clock": "%s",\n  "smp": %d,\n  "mem": "%s",\n  "cmdline": "%s",\n' \

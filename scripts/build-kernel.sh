@@ -6,7 +6,8 @@
 
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--tree stock|patched] [--config test|debug|bench] [--src DIR] [--out DIR]
+usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench] [--src DIR] [--out DIR]
+  --base    which upstream tree stock is (default \$FQP_BASE or 6.1); 7.2 has stock only
   --tree    which tree to build (default patched; prepared automatically)
   --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench
   --src/--out  build another source tree (e.g. a bisect step) into another O= dir
@@ -21,12 +22,14 @@ while [ $# -gt 0 ]; do
 	--config) config=${2:-}; shift ;;
 	--src) src=${2:-}; shift ;;
 	--out) out=${2:-}; shift ;;
+	--base) set_base "${2:-}" || usage; shift ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
 	shift
 done
 case $tree in stock | patched) ;; *) echo "bad --tree: $tree" >&2; usage ;; esac
+[ -n "$src" ] || base_tree "$tree" >/dev/null
 case $config in
 test) frags=(qemu-guest fq) ;;
 debug) frags=(qemu-guest fq debug) ;;
@@ -37,13 +40,13 @@ esac
 ensure_packages gcc make flex bison bc libelf-dev libssl-dev ccache perl
 if [ -z "$src" ]; then
 	if [ "$tree" = stock ]; then
-		"$FQP_ROOT/scripts/prepare-tree.sh" --stock-only
+		"$FQP_ROOT/scripts/prepare-tree.sh" --base "$FQP_BASE" --stock-only
 	else
 		"$FQP_ROOT/scripts/prepare-tree.sh"
 	fi
 	if [ "$tree" = stock ]; then src=$FQP_STOCK; else src=$FQP_PATCHED; fi
 fi
-out=${out:-$FQP_BUILD/$tree-$config}
+[ -n "$out" ] || out=$FQP_BUILD/$(base_tree "$tree")-$config
 mkdir -p "$out"
 with_lock "$out/.fqp-lock"
 export FQP_STEP=build-${out##*/}
@@ -62,6 +65,11 @@ if [ "$config" != bench ]; then
 	if grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig"; then
 		frags+=(kunit-fq)
 	fi
+fi
+# What a base's own tests need beside the common fragments (stock 7.2's
+# tdc wants ifb); never in the bench config, whose kernels stay alike.
+if [ "$config" != bench ] && [ -f "$FQP_ROOT/config-fragments/base-$FQP_BASE.config" ]; then
+	frags+=("base-$FQP_BASE")
 fi
 fragfiles=()
 for f in "${frags[@]}"; do fragfiles+=("$FQP_ROOT/config-fragments/$f.config"); done

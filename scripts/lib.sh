@@ -14,6 +14,140 @@ FQP_IMAGES=$FQP_CACHE/images      # rootfs images, keyed by content hash
 FQP_RESULTS=${FQP_RESULTS:-$FQP_ROOT/results}
 export FQP_ROOT FQP_CACHE FQP_STOCK FQP_PATCHED FQP_AUTHOR FQP_BUILD FQP_IMAGES
 
+# --- The base: which upstream tree "stock" means ------------------------------
+# 6.1 (the default): bookworm's linux-source-6.1, the series' base; every
+# path above is 6.1's. 7.2: Debian sid's linux-source-7.2, stock only (the
+# series is for 6.1), the yardstick; its tree and build dirs have names of
+# their own (stock-7.2, build/stock72-*), so nothing of 6.1's is touched.
+FQP_BASES='6.1 7.2'
+FQP_SID_PACKAGE=linux-source-7.2
+
+# set_base BASE: select the base for this script and the scripts it runs
+# (exported). Status 2 (usage) for an unknown base.
+set_base() {
+	case $1 in
+	6.1) FQP_STOCK=$FQP_CACHE/stock ;;
+	7.2) FQP_STOCK=$FQP_CACHE/stock-7.2 ;;
+	*) echo "unknown base: '$1' (known: $FQP_BASES)" >&2; return 2 ;;
+	esac
+	FQP_BASE=$1
+	export FQP_BASE FQP_STOCK
+}
+set_base "${FQP_BASE:-6.1}" || die "FQP_BASE=$FQP_BASE is not a base" "use one of: $FQP_BASES"
+
+# base_tree TREE: the build-dir name of TREE (stock|patched) on this base:
+# 6.1's are the names they always had, 7.2's stock is stock72. There is no
+# patched tree on 7.2.
+base_tree() {
+	case $FQP_BASE:$1 in
+	6.1:*) printf '%s\n' "$1" ;;
+	7.2:stock) echo stock72 ;;
+	*) die "there is no '$1' tree on base $FQP_BASE (the series applies to 6.1)" \
+		"use --tree stock with --base 7.2, or --base 6.1" ;;
+	esac
+}
+
+# base_version: the upstream version of the base's stock tree, as its
+# Makefile says (e.g. 6.1.158); "unknown" before the tree is unpacked (a
+# boot of a --bzimage from elsewhere).
+base_version() {
+	local mk=$FQP_STOCK/Makefile
+	[ -f "$mk" ] || { echo unknown; return 0; }
+	awk -F' *= *' '$1 == "VERSION" {v = $2} $1 == "PATCHLEVEL" {p = $2}
+		$1 == "SUBLEVEL" {s = $2} $1 == "EXTRAVERSION" {e = $2}
+		END {if (v != "") printf "%s.%s.%s%s\n", v, p, s, e}' "$mk"
+}
+
+# base_package: the Debian package and version the base's tree came from.
+base_package() {
+	if [ "$FQP_BASE" = 6.1 ]; then
+		dpkg-query -W -f='linux-source-6.1 ${Version}\n' linux-source-6.1 2>/dev/null || echo 'linux-source-6.1 ?'
+	else
+		cat "$FQP_STOCK/.fqp-package" 2>/dev/null || echo "$FQP_SID_PACKAGE ?"
+	fi
+}
+
+# _sid_get URL OUT SHA256: download one file of the archive to OUT and
+# check its SHA256 (from a signed index); dies on a mismatch.
+_sid_get() {
+	local url=$1 out=$2 sha=$3
+	curl -fsS --retry 3 -o "$out.part" "$url" ||
+		die "downloading $url failed" "check the network and the apt sources, then re-run"
+	[ "$(sha256sum <"$out.part" | cut -d' ' -f1)" = "$sha" ] || {
+		rm -f "$out.part"
+		die "$url does not match the SHA256 the signed index gives ($sha)" \
+			"a broken mirror or a download mangled in transit: re-run later"
+	}
+	mv "$out.part" "$out"
+}
+
+# _stanza_field FILE FIELD: the value of FIELD in the one-stanza FILE.
+_stanza_field() { awk -v f="$2:" '$1 == f {print $2; exit}' "$1"; }
+
+# fetch_sid_tree: unpack sid's linux-source-7.2 into $FQP_STOCK, verified as
+# apt verifies: dists/sid/InRelease checked by gpgv against the host's
+# Debian archive keyring, Packages.xz against the SHA256 the signed
+# InRelease gives, the .deb against the SHA256 in Packages. Only that one
+# package is fetched (from the mirror the machine's apt sources name); the
+# host's apt sources and packages are left as they are. Cached by version:
+# a new sid version unpacks beside the old one's download.
+fetch_sid_tree() {
+	local m dir rel idx sha stanza file size ver deb expiry
+	[ ! -f "$FQP_STOCK/.fqp-unpacked" ] && [ -z "${FQP_SID_REFRESH:-}" ] || return 0
+	ensure_packages curl gpgv xz-utils debian-archive-keyring
+	m=$(apt_mirror) dir=$FQP_CACHE/sid
+	mkdir -p "$dir"
+	log "fetching $FQP_SID_PACKAGE's index from Debian sid (the apt sources' mirror)"
+	curl -fsS --retry 3 -o "$dir/InRelease" "$m/dists/sid/InRelease" ||
+		die "downloading $m/dists/sid/InRelease failed" "check the network, then re-run"
+	rel=$dir/InRelease.verified
+	gpgv --keyring /usr/share/keyrings/debian-archive-keyring.gpg --output "$rel" \
+		"$dir/InRelease" 2>"$dir/gpgv.log" || {
+		cat "$dir/gpgv.log" >&2
+		die "sid's InRelease does not verify against /usr/share/keyrings/debian-archive-keyring.gpg" \
+			"a key newer than this keyring signs sid: upgrade debian-archive-keyring (bookworm-updates), then re-run"
+	}
+	expiry=$(sed -n 's/^Valid-Until: //p' "$rel")
+	if [ -n "$expiry" ] && [ "$(date -d "$expiry" +%s)" -lt "$(date +%s)" ]; then
+		# apt refuses an expired index by default (a replayed old one): say
+		# so loudly. Every hash below still comes from this signed index.
+		warn "sid's InRelease expired on $expiry (the mirror is behind this machine's clock); using it anyway"
+	fi
+	sha=$(awk '$3 == "main/binary-all/Packages.xz" && length($1) == 64 {print $1; exit}' "$rel")
+	[ -n "$sha" ] || die "sid's InRelease lists no SHA256 for main/binary-all/Packages.xz" "report it; the archive layout changed"
+	idx=$dir/Packages-all.xz
+	[ -f "$idx" ] && [ "$(sha256sum <"$idx" | cut -d' ' -f1)" = "$sha" ] ||
+		_sid_get "$m/dists/sid/main/binary-all/Packages.xz" "$idx" "$sha"
+	stanza=$dir/$FQP_SID_PACKAGE.stanza
+	xz -dc "$idx" | awk -v RS= -v p="Package: $FQP_SID_PACKAGE" 'index($0, p "\n") == 1 {print}' >"$stanza"
+	file=$(_stanza_field "$stanza" Filename) sha=$(_stanza_field "$stanza" SHA256)
+	size=$(_stanza_field "$stanza" Size) ver=$(_stanza_field "$stanza" Version)
+	[ -n "$file" ] && [ -n "$sha" ] ||
+		die "sid has no $FQP_SID_PACKAGE in main/binary-all" "has sid moved on? set FQP_SID_PACKAGE to the package sid serves"
+	local free
+	free=$(df -Pk "$FQP_CACHE" | awk 'NR == 2 {print $4}')
+	[ "$free" -gt $((size * 8 / 1024)) ] ||
+		die "$FQP_SID_PACKAGE is $size bytes, unpacked about 8x that; $FQP_CACHE has $free KiB free" "free space, then re-run"
+	deb=$dir/${file##*/}
+	if [ ! -f "$deb" ] || [ "$(sha256sum <"$deb" | cut -d' ' -f1)" != "$sha" ]; then
+		log "downloading $FQP_SID_PACKAGE $ver ($((size / 1048576)) MiB)"
+		_sid_get "$m/$file" "$deb" "$sha"
+	fi
+	log "$FQP_SID_PACKAGE $ver: SHA256 verified ($sha)"
+	rm -rf "$dir/deb" "$FQP_STOCK" "$FQP_STOCK.tmp"
+	dpkg-deb -x "$deb" "$dir/deb"
+	local tarball
+	tarball=$(find "$dir/deb/usr/src" -maxdepth 1 -name 'linux-source-*.tar.xz' | head -n 1)
+	[ -n "$tarball" ] || die "$deb has no /usr/src/linux-source-*.tar.xz" "report it; the package layout changed"
+	mkdir -p "$FQP_STOCK.tmp"
+	run_logged "$FQP_CACHE/logs/unpack-7.2.log" "unpacking $(basename "$tarball")" \
+		tar -C "$FQP_STOCK.tmp" --strip-components=1 -xf "$tarball"
+	rm -rf "$dir/deb"
+	echo "$FQP_SID_PACKAGE $ver" >"$FQP_STOCK.tmp/.fqp-package"
+	touch "$FQP_STOCK.tmp/.fqp-unpacked"
+	mv "$FQP_STOCK.tmp" "$FQP_STOCK"
+}
+
 # Everything the pipeline needs from Debian, installed on demand.
 FQP_PACKAGES=(linux-source-6.1 quilt git gcc make flex bison bc libelf-dev
 	libssl-dev qemu-system-x86 debootstrap e2fsprogs iproute2 iperf3
@@ -155,6 +289,14 @@ auto_clock() {
 FQP_DEBUG_CORE='^50-fq-options:(bad_input|bad_input_atomic|limit_lowered_full|replace_delete_under_load)$|^66-fq-bands:(bad_input_atomic|band_limit|reset_clears_band_counters)$|^(72-fq-limit-peeked|85-fq-netlink-fuzz|86-fq-churn|87-sysctl-fuzz|89-fq-concurrency|94-fq-failslab):|^90-fq-known-bugs:(huge_mtu_default_quantum|reset_with_backlog|tbf_limit0_sfq_graft_cve_2025_39677)$'
 export FQP_DEBUG_CORE
 
+# Stock 7.2's core in CI: the cases whose semantics differ between the
+# kernels (each asserts the booted kernel's), the fast path and bands that
+# 7.2 shares with the series, and 7.2's own tc-testing fq.json (80-tdc).
+# 7.2's fq_band_pktlimit.sh (95-tree-selftests) wants the exact clock: CI
+# boots it apart (.ci/run).
+FQP_CORE72='^(50-fq-options|52-fq-txtime|58-fq-fastpath|65-fq-highprio|66-fq-bands|80-tdc|85-fq-netlink-fuzz|90-fq-known-bugs):'
+export FQP_CORE72
+
 # Hash of the patch series, so trees are re-applied when it changes.
 series_patches() { grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/series" | awk '{print $1}'; }
 
@@ -242,7 +384,8 @@ config_check() {
 	[ "$bad" = 0 ]
 }
 
-kernel_image() { printf '%s/%s-%s/arch/x86/boot/bzImage\n' "$FQP_BUILD" "$1" "$2"; }
+# kernel_image TREE CONFIG: the bzImage of TREE (stock|patched) on the base.
+kernel_image() { printf '%s/%s-%s/arch/x86/boot/bzImage\n' "$FQP_BUILD" "$(base_tree "$1")" "$2"; }
 
 # select_names WHAT LIST NAME...: the names in the comma-separated LIST,
 # one per line, each checked against the known NAMEs (all of them when LIST

@@ -1,23 +1,31 @@
 #!/usr/bin/env bash
 # Unpack linux-source-6.1 into a pristine tree and a patched tree, and apply
-# the series to the patched one with quilt. Re-running after a patch changed
+# the series to the patched one with quilt. With --base 7.2: fetch and unpack
+# sid's linux-source-7.2 (scripts/lib.sh fetch_sid_tree), stock only. Re-running after a patch changed
 # pops the old series and pushes the new one; if that cannot work it
 # re-copies the tree and wipes the patched build dirs so nothing stale stays.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-usage() { echo "usage: $0 [--force] [--stock-only]" >&2; exit 2; }
+usage() { echo "usage: $0 [--base 6.1|7.2] [--force] [--stock-only]" >&2; exit 2; }
 force=0 stock_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
 	--stock-only) stock_only=1 ;;
+	--base) set_base "${2:-}" || usage; shift ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
 	shift
 done
 
+if [ "$FQP_BASE" = 7.2 ]; then
+	with_lock "$FQP_CACHE/.tree-7.2-lock"
+	fetch_sid_tree
+	log "stock $(base_package) tree ready: $FQP_STOCK (the series applies to 6.1 only)"
+	exit 0
+fi
 ensure_packages linux-source-6.1 quilt xz-utils
 
 unpack_stock() {

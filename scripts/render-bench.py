@@ -346,6 +346,10 @@ def render_exact(rundir, meta, vals, order):
         md.append("")
     md.extend(exact_targets(get, med))
     bad = [r for r in rows if r["headline"] and r["flagged"]]
+    if any(vals[k].get("stock72") for k in order):
+        lines72, bad72 = render_vs72(rundir, vals, order)
+        md.extend(lines72)
+        bad.extend(bad72)
     other_bad = [r for r in rows if not r["headline"] and r["flagged"]]
     if bad:
         md.append("**Determinism gate FAILED**: %d headline point(s) spread more than %.1f %%: %s." % (
@@ -449,6 +453,93 @@ def exact_targets(get, med):
     return ["Targets, series/stock in this run:", "",
             "| target point | target | stock | series | series/stock | verdict |",
             "|---|---|---|---|---|---|"] + lines + [""]
+
+
+# The three kernels of a run with stock 7.2 (bench.sh --kernels), as
+# raw.csv names them, and as the tables do.
+KERNELS72 = (("stock", "6.1"), ("patched", "series"), ("stock72", "7.2"))
+# Targets, series against stock 7.2 (exact mode, same run): the ratio of
+# each point's series median to 7.2's must be at most this.
+TARGETS72 = (("pktgen", "fq_cost", 0.8, "fq cost over pfifo, idle qdisc"),
+             ("backlog", "fq_cost", 0.7, "fq cost under a standing backlog"),
+             ("pacing", "fq_cost", 0.7, "fq cost, paced release"),
+             ("paced", "late_p99", 1.0, "departure lateness p99"),
+             ("memory", "object_size", 0.75, "bytes per flow (fq_flow object)"))
+
+
+def render_vs72(rundir, vals, order):
+    """Stock 7.2 beside stock 6.1 and the series: the markdown lines, and the
+    headline rows whose 7.2 boots spread more than GATE (for the gate)."""
+    st = {key: {k: stats(vals[key].get(k, [])) for k, _ in KERNELS72} for key in order}
+    byk = {key[:3]: key for key in order}
+
+    def m(wl, var, metric, k):
+        key = byk.get((wl, var, metric))
+        return st[key][k]["median"] if key and st[key][k] else None
+
+    def sp(wl, var, metric, k):
+        key = byk.get((wl, var, metric))
+        x = st[key][k] if key else None
+        return "-" if not x or x["spread"] is None else "%.2f%%" % (100 * x["spread"])
+
+    def q(a, b):
+        return "%.3f" % (a / b) if a is not None and b and b > 0 else "n/a"
+
+    def num(v):
+        return "-" if v is None else ("%.0f" % v if abs(v) >= 100 else "%.3g" % v)
+
+    md = ["", "Stock 7.2 (%s) in the same run, same fragments and workloads: instructions per packet "
+          "by kernel; pfifo shows how much the rest of the kernel moved, fq cost = fq - pfifo "
+          "keeps the comparison to the qdisc. Spread: largest of fq and pfifo over the boots." % (
+              open(os.path.join(rundir, "base72.txt")).read().strip()
+              if os.path.exists(os.path.join(rundir, "base72.txt")) else "sid's linux-source-7.2"), "",
+          "| point | pfifo 6.1 | pfifo series | pfifo 7.2 | fq cost 6.1 | fq cost series | fq cost 7.2 "
+          "| series/6.1 | **series/7.2** | 7.2/6.1 | spread 6.1 / series / 7.2 |",
+          "|---|---|---|---|---|---|---|---|---|---|---|"]
+    bad = []
+    pts = [(wl, var) for wl, var, metric, _ in order if metric == "fq_insn" and wl in ("pktgen", "backlog")]
+    for wl, var in pts:
+        c = {k: m(wl, var, "fq_cost", k) for k, _ in KERNELS72}
+        spreads = []
+        for k, _ in KERNELS72:
+            xs = [st[byk[(wl, var, mt)]][k]["spread"] for mt in ("fq_insn", "pfifo_insn")
+                  if (wl, var, mt) in byk and st[byk[(wl, var, mt)]][k] and
+                  st[byk[(wl, var, mt)]][k]["spread"] is not None]
+            spreads.append("%.2f%%" % (100 * max(xs)) if xs else "-")
+            if k == "stock72" and xs and max(xs) > GATE:
+                bad.append(dict(workload=wl, variant=var, metric="fq/pfifo", flagged=["7.2"]))
+        md.append("| %s | %s | %s | %s | %s | %s | %s | %s | **%s** | %s | %s |" % (
+            var if wl == "pktgen" else "backlog " + var,
+            *(num(m(wl, var, "pfifo_insn", k)) for k, _ in KERNELS72),
+            *(num(c[k]) for k, _ in KERNELS72),
+            q(c["patched"], c["stock"]), q(c["patched"], c["stock72"]), q(c["stock72"], c["stock"]),
+            " / ".join(spreads)))
+    other = [key for key in order if key[0] not in ("pktgen", "backlog", "profile")]
+    if other:
+        md += ["", "| workload | variant | metric | 6.1 [spread] | series [spread] | 7.2 [spread] "
+               "| series/6.1 | **series/7.2** |", "|---|---|---|---|---|---|---|---|"]
+        for wl, var, metric, unit in other:
+            cells = ["%s [%s]" % (fmt(m(wl, var, metric, k)) if m(wl, var, metric, k) is not None else "-",
+                                  sp(wl, var, metric, k)) for k, _ in KERNELS72]
+            md.append("| %s | %s | %s | %s | %s | %s | %s | **%s** |" % (
+                wl, var, metric, *cells, q(m(wl, var, metric, "patched"), m(wl, var, metric, "stock")),
+                q(m(wl, var, metric, "patched"), m(wl, var, metric, "stock72"))))
+    md += ["", "Targets, series against stock 7.2 (same run):", "",
+           "| target point | target | 7.2 | series | series/7.2 | spread series / 7.2 | verdict |",
+           "|---|---|---|---|---|---|---|"]
+    for wl0, metric, limit, what in TARGETS72:
+        for wl, var, mt, _ in order:
+            if wl != wl0 or mt != metric:
+                continue
+            a, b = m(wl, var, metric, "stock72"), m(wl, var, metric, "patched")
+            r = b / a if a and b is not None and a > 0 else None
+            verdict = "not measured" if r is None else ("met" if round(r, 3) <= limit else "**missed**")
+            md.append("| %s, %s | <= %.2fx | %s | %s | %s | %s / %s | %s |" % (
+                what, var, limit, fmt(a) if a is not None else "-", fmt(b) if b is not None else "-",
+                "%.3f" % r if r is not None else "-", sp(wl, var, metric, "patched"),
+                sp(wl, var, metric, "stock72"), verdict))
+    md.append("")
+    return md, bad
 
 
 def plots_exact(rundir, rows):

@@ -10,7 +10,9 @@
 
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [--shards N] [-- boot-and-test options]
+usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [--shards N] [-- boot-and-test options]
+  --base        the upstream tree (default \$FQP_BASE or 6.1); 7.2 (sid's
+                linux-source-7.2) has only the stock kernel, the default there
   --quick       skip the lint, the series review builds and the host self-tests
   --shards N    split the cases over N guests booted side by side (default 2
                 with --config debug, whose guest keeps about one host core
@@ -21,9 +23,10 @@ usage: $0 [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next
 USAGE
 	exit 2
 }
-kernel=patched config=test selftest=1 extra=() debug_next=0 shards=''
+kernel='' config=test selftest=1 extra=() debug_next=0 shards=''
 while [ $# -gt 0 ]; do
 	case $1 in
+	--base) set_base "${2:-}" || usage; shift ;;
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
 	--quick) selftest=0 ;;
@@ -36,6 +39,11 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+if [ -z "$kernel" ]; then
+	kernel=patched
+	[ "$FQP_BASE" = 6.1 ] || kernel=stock
+fi
+base_tree "$kernel" >/dev/null
 if [ -z "$shards" ]; then
 	shards=1
 	[ "$config" != debug ] || shards=2
@@ -46,7 +54,7 @@ fi
 # the cases that assert rates, delays and the 3 s gc age cannot hold there
 # (the sender cannot make its flows within the window), and say nothing
 # about memory safety. The debug run keeps every other case.
-TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt)$'
+TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
 # Cases that check answers, not memory: the host's pcap tool, the tree's
 # tdc (4 of the debug run's 40 minutes), the option dumps and defaults, the
 # refused values of 90-fq-known-bugs (85's fuzzers send them and more) and
@@ -66,7 +74,7 @@ SEMANTIC_CASES='^(15-pcapstat|80-tdc):|^50-fq-options:(defaults|roundtrip|u32_ma
 # fq_rate_gaps (each gap within 20 % of len/rate): on the wall clock it
 # failed twice beside another guest (0.36 of the gaps near, unthrottle
 # latency 920 us), on the exact clock 1.00 of them, latency 11 us.
-EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt)$|^55-fq-pacing:fq_rate_gaps$'
+EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$|^55-fq-pacing:fq_rate_gaps$'
 exact_boot=0
 if [ "$config" = debug ]; then
 	extra=(--exclude "$TIMING_CASES|$SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})
@@ -131,7 +139,7 @@ boot_shards() {
 		outs[i]=$(mktemp)
 		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" \
 			--config "$config" --bzimage "$bz" --shard "$i/$shards" \
-			--results "$FQP_RESULTS/$stamp-$kernel-$config-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
+			--results "$FQP_RESULTS/$stamp-$(base_tree "$kernel")-$config-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
 		pids[i]=$!
 	done
 	for ((i = 0; i < shards; i++)); do

@@ -8,6 +8,22 @@ if [ -z "${FQP_KERNEL:-}" ] || [ "$FQP_KERNEL" = unknown ]; then
 	[ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
 fi
 FQP_KERNEL=${FQP_KERNEL:-unknown}
+# The upstream tree the kernel was built from (boot-and-test.sh --base):
+# FQP_KERNEL=stock is stock 6.1 or stock 7.2, and their fq differ.
+FQP_BASE=${FQP_BASE:-6.1}
+
+# kernel_is KIND...: the booted kernel is one of the KINDs: stock61 (stock
+# 6.1), series (6.1 with the series), stock72 (stock 7.2). Each case asserts
+# the semantics of the kernel it booted.
+kernel_is() {
+	local k=unknown
+	case $FQP_BASE:$FQP_KERNEL in
+	6.1:stock) k=stock61 ;;
+	6.1:patched) k=series ;;
+	7.2:stock) k=stock72 ;;
+	esac
+	[[ " $* " == *" $k "* ]]
+}
 
 # Wire bytes per TCP segment over veth with MTU 1500 and timestamps on:
 # 14 Ethernet + 20 IPv4 + 32 TCP headers around a 1448-byte MSS. sch_fq
@@ -134,6 +150,15 @@ j = json.load(open(sys.argv[1]))
 iv = j["intervals"][int(sys.argv[2]):]
 iv = [i["sum"] for i in iv if i["sum"]["seconds"] > 0.5]
 print(sum(i["bytes"] for i in iv) * 8 / sum(i["seconds"] for i in iv))' "$1" "$2"
+}
+
+# no_private_addr FILE: fail if FILE (a tree's test, its addresses
+# rewritten) still names a private address: this project's traffic uses
+# only 198.18.0.0/15 and 2001:db8::/32. The rewrite must follow the tree.
+no_private_addr() {
+	if grep -nE '\b(10\.[0-9]+\.[0-9]+\.[0-9]+|172\.(1[6-9]|2[0-9]|3[01])\.[0-9.]+|192\.168\.[0-9.]+)\b|\bfd[0-9a-f]*::' "$1" >&2; then
+		fail "${1##*/} still names a private address after the rewrite (above): update the rewrite in ${BASH_SOURCE[1]##*/}"
+	fi
 }
 
 # kernel_note WHAT: record in the log a place where this kernel differs from

@@ -2,11 +2,13 @@
 # Helpers shared by the robustness cases (85-87). Sourced by the case files
 # after lib.sh (run.sh sources lib.sh first).
 
-# The kernel the run is for, as nlfuzz wants it; unknown counts as stock
-# (the stricter "patched" table would fail stock for the wrong reason).
+# The kernel the run is for, as nlfuzz wants it (stock 7.2 is stock72);
+# unknown counts as stock (the stricter "patched" table would fail stock
+# for the wrong reason).
 rb_kernel() {
-	case ${FQP_KERNEL:-} in
-	patched) echo patched ;;
+	case ${FQP_BASE:-6.1}:${FQP_KERNEL:-} in
+	*:patched) echo patched ;;
+	7.2:stock) echo stock72 ;;
 	*) echo stock ;;
 	esac
 }

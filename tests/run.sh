@@ -16,9 +16,10 @@ ktap_out=/dev/ttyS1
 emit() { printf '%s\n' "$*" | tee -a "$R/ktap.txt" >"$ktap_out"; }
 
 filter='' exclude='' shard='' FQP_KERNEL=unknown FQP_CONFIG=unknown FQP_CLOCK=wall FQP_DEADLINE=0
+FQP_BASE=6.1 FQP_BASE_VERSION=''
 # shellcheck source=/dev/null
 [ ! -f "$T/../run.conf" ] || . "$T/../run.conf"
-export FQP_KERNEL FQP_CONFIG FQP_CLOCK
+export FQP_KERNEL FQP_CONFIG FQP_CLOCK FQP_BASE FQP_BASE_VERSION
 # KASAN, lockdep and kmemleak make a TCG guest several times slower: the
 # same work gets proportionally more time (as kselftest's timeout setting).
 timeout_scale=1

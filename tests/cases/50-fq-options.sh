@@ -143,12 +143,38 @@ nlcheck() {
 	[ "$(grep -c unchanged <<<"$1")" = "$2" ] || fail "expected $2 answers"
 }
 
+# Stock 7.2 clamps quantum into 256..2^20 (7.2's net/sched/sch_fq.c,
+# fq_change: clamp_t) where 6.1 and the series refuse it, and its policy
+# bounds initial_quantum at 2^20 (iq_range, -ERANGE) where theirs take up
+# to INT_MAX. The quantum values below are bad on every other kernel.
+QUANTUM_BAD=(0 2147483648 1048577)
+IQ_MAX=0x7fffffff IQ_MAX_DEC=2147483647
+! kernel_is stock72 || QUANTUM_BAD=() IQ_MAX=0x100000 IQ_MAX_DEC=1048576
+
+# quantum_clamped: on 7.2, out-of-range quanta are accepted and clamped,
+# through tc and raw netlink (each request moves it).
+quantum_clamped() {
+	local q want r
+	for q in "0 256" "2147483648 1048576" "300 300" "1048577 1048576"; do
+		read -r q want <<<"$q"
+		sn tc qdisc change dev veth0 root fq quantum "$q" || fail "7.2 refused quantum $q (it clamps)"
+		optcheck quantum="$want" || fail "quantum $q not clamped to $want"
+	done
+	r=$(fqnl snd veth0 change quantum=0 -- change quantum=0x80000000 -- change quantum=0x100001)
+	say "$r"
+	[ "$(grep -c ': OK CHANGED' <<<"$r")" = 2 ] && [ "$(grep -c ': OK unchanged' <<<"$r")" = 1 ] ||
+		fail "raw quantum 0 / 2^31 / 0 not accepted as 256 / 2^20 / 256: $r"
+	sn tc qdisc change dev veth0 root fq quantum 5000
+}
+
 t_bad_input() {
+	local q
 	topo
 	sn tc qdisc add dev veth0 root fq limit 1234 quantum 5000 buckets 256
-	bad tc qdisc change dev veth0 root fq quantum 0
-	bad tc qdisc change dev veth0 root fq quantum 2147483648
-	bad tc qdisc change dev veth0 root fq quantum 1048577
+	for q in ${QUANTUM_BAD[@]+"${QUANTUM_BAD[@]}"}; do
+		bad tc qdisc change dev veth0 root fq quantum "$q"
+	done
+	! kernel_is stock72 || quantum_clamped
 	bad tc qdisc change dev veth0 root fq initial_quantum 4294967295
 	bad tc qdisc change dev veth0 root fq initial_quantum 2147483648
 	# tc sends ilog2 of the rounded-up count: 524288 -> buckets_log 19.
@@ -158,26 +184,29 @@ t_bad_input() {
 	optcheck buckets=256 limit=1234 || fail "tc buckets 0 changed something"
 	# Raw netlink: values tc cannot produce. Attributes shorter than their
 	# policy type (NLA_U32 / NLA_U8) are rejected by the parser.
+	local qreq=(-- change quantum=0 -- change quantum=0x80000000 -- change quantum=0x100001)
+	! kernel_is stock72 || qreq=(-- change initial_quantum=0x100001)
 	nlcheck "$(fqnl snd veth0 change buckets_log=0 -- change buckets_log=19 \
-		-- change buckets_log=32 -- change rate_enable=2 -- change quantum=0 \
-		-- change quantum=0x80000000 -- change quantum=0x100001 \
+		-- change buckets_log=32 -- change rate_enable=2 "${qreq[@]}" \
 		-- change initial_quantum=0xffffffff -- change orphan_mask:u16=5 \
-		-- change limit:u8=5 -- change horizon_drop:u8=1 timer_slack:u16=1)" 11
+		-- change limit:u8=5 -- change horizon_drop:u8=1 timer_slack:u16=1)" $((8 + ${#qreq[@]} / 3))
 	# The boundaries themselves are fine: initial_quantum takes anything up
-	# to INT_MAX on both kernels (6.1's policy range).
-	iq=0x7fffffff iqd=2147483647
+	# to INT_MAX on 6.1 and the series (6.1's policy range), 2^20 on 7.2.
+	iq=$IQ_MAX iqd=$IQ_MAX_DEC
 	r=$(fqnl snd veth0 change buckets_log=18 quantum=0x100000 initial_quantum=$iq rate_enable=0)
 	[[ $r == *": OK CHANGED" ]] || fail "boundary values rejected: $r"
 	optcheck buckets=262144 quantum=1048576 initial_quantum=$iqd pacing=false ||
 		fail "boundary values not applied"
-	r=$(fqnl snd veth0 change initial_quantum=0x80000000)
-	[[ $r == *"ERANGE"* ]] || fail "initial_quantum INT_MAX + 1 not rejected with ERANGE: $r"
+	r=$(fqnl snd veth0 change "initial_quantum=$(printf '%#x' $((iq + 1)))")
+	[[ $r == *"ERANGE"* ]] || fail "initial_quantum $iqd + 1 not rejected with ERANGE: $r"
 	r=$(fqnl snd veth0 change buckets_log=1 rate_enable=1)
 	[[ $r == *": OK CHANGED" ]] || fail "buckets_log 1 rejected: $r"
 	optcheck buckets=2 pacing=absent || fail "buckets_log 1 not applied"
 	# A bad add creates nothing.
 	sn tc qdisc del dev veth0 root
-	for o in "quantum 0" "quantum 2147483648" "initial_quantum 4294967295" "buckets 524288"; do
+	local adds=("initial_quantum 4294967295" "buckets 524288")
+	kernel_is stock72 || adds+=("quantum 0" "quantum 2147483648")
+	for o in "${adds[@]}"; do
 		# shellcheck disable=SC2086
 		! stimeout 10 ip netns exec snd tc qdisc add dev veth0 root fq $o 2>&1 ||
 			fail "add fq $o accepted"
@@ -188,16 +217,20 @@ t_bad_input() {
 
 # A request with one bad attribute among good ones must change nothing (our
 # series validates everything before it applies anything). Stock 6.1 applies
-# the good attributes and still returns EINVAL.
+# the good attributes and still returns EINVAL; so does stock 7.2 (7.2's
+# fq_change), where a bad quantum is clamped, not bad: there buckets_log
+# and rate_enable stand in for it.
 t_bad_input_atomic() {
 	topo
 	sn tc qdisc add dev veth0 root fq limit 1234 flow_limit 55
 	local restore="-- replace limit=1234 flow_limit=55 maxrate=0xffffffff" out
+	local q0=quantum=0 q31=quantum=0x80000000 tcbad="quantum 0"
+	! kernel_is stock72 || q0=buckets_log=0 q31=rate_enable=3 tcbad="buckets 524288"
 	# shellcheck disable=SC2086 # restore is several words on purpose
-	out=$(fqnl snd veth0 change limit=77 quantum=0 $restore \
+	out=$(fqnl snd veth0 change limit=77 $q0 $restore \
 		-- change flow_limit=66 buckets_log=19 $restore \
 		-- change limit=78 rate_enable=2 $restore \
-		-- change maxrate=1000 quantum=0x80000000 $restore)
+		-- change maxrate=1000 $q31 $restore)
 	say "$out"
 	grep -E '^change .*: OK' <<<"$out" && fail "a bad request was accepted"
 	[ "$(grep -c '^change ' <<<"$out")" = 4 ] || fail "expected 4 answers"
@@ -206,14 +239,15 @@ t_bad_input_atomic() {
 	# and through tc, the way a user meets it
 	local before after
 	before=$(sn tc -j qdisc show dev veth0)
-	! sn tc qdisc change dev veth0 root fq limit 79 quantum 0 || fail "tc limit 79 quantum 0 accepted"
+	# shellcheck disable=SC2086 # tcbad is two words on purpose
+	! sn tc qdisc change dev veth0 root fq limit 79 $tcbad || fail "tc limit 79 $tcbad accepted"
 	after=$(sn tc -j qdisc show dev veth0)
-	[ "$before" = "$after" ] || part="${part:+$part; }tc limit 79 quantum 0"
+	[ "$before" = "$after" ] || part="${part:+$part; }tc limit 79 $tcbad"
 	[ -n "$part" ] || return 0
 	say "partially applied: $part"
 	if [ "$FQP_KERNEL" = stock ]; then
 		kernel_note "fq_change() applies the valid attributes of a rejected request: $part"
-		skip "stock 6.1 sch_fq applies the valid part of a rejected change ($part); the series must not"
+		skip "stock $FQP_BASE sch_fq applies the valid part of a rejected change ($part); the series must not"
 	fi
 	fail "rejected changes were partially applied: $part"
 }

@@ -139,6 +139,8 @@ t_fastpath_socket_rate_raised() {
 		"fq sent +$(fqsd "$b" "$a" packets)" \
 		"$(grep -q fastpath_packets <<<"$a" && echo "fastpath_packets +$(fqsd "$b" "$a" fastpath_packets)")"
 	[ "$n" = 40 ] || fail "udpflows sent $n of 40 datagrams"
+	! kernel_is stock72 || [ "$(fqsv "$m" qlen)" -ge 20 ] ||
+		kernel_note "upstream's fast path tests SO_MAX_PACING_RATE, not the socket's pacing rate (7.2's fq_fastpath_check): raised back to ~0, a socket paced at 50 kbit/s sends at once on an idle qdisc; a finding about 7.2"
 	[ "$(fqsv "$m" qlen)" -ge 20 ] ||
 		fail "only $(fqsv "$m" qlen) of 40 datagrams still in fq: not paced at the socket's 50 kbit/s"
 	[ "$th" -gt 0 ] || fail "the flow was never throttled"

@@ -245,6 +245,8 @@ t_change_keeps_bands() {
 	sn tc qdisc change dev veth0 root fq limit 50
 	s=$(fqs snd veth0)
 	say "after limit 50: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
+	! kernel_is stock72 || [ "$(fqsv "$s" qlen)" -le 150 ] ||
+		kernel_note "7.2's fq_change trims a lowered limit by dequeueing, which stops at the first throttled flow (as 6.1): these bands stay full; a finding about 7.2"
 	for b in 0 1 2; do
 		[ "$(fqsv "$s" "band_pkt_count_$b")" -ge 40 ] && [ "$(fqsv "$s" "band_pkt_count_$b")" -le 50 ] ||
 			fail "band $b holds $(fqsv "$s" "band_pkt_count_$b") packets after limit 50"
@@ -315,9 +317,11 @@ t_reset_clears_band_counters() {
 }
 
 # Bad priomap and weights are refused with an extack message, atomically:
-# valid attributes in the same message are not applied either.
+# valid attributes in the same message are not applied either. Stock 7.2
+# refuses the same, but applies what comes before the bad value (7.2's
+# fq_change: limit and priomap before the weights) and clamps quantum 0.
 t_bad_input_atomic() {
-	local good bad3 short out l i
+	local good bad3 short out l i mixed=(6 7)
 	ip netns add a
 	ip -n a link add dum0 type dummy
 	ip -n a link set dum0 up
@@ -339,7 +343,8 @@ t_bad_input_atomic() {
 	say "$out"
 	mapfile -t l <<<"$out"
 	[ "${#l[@]}" = 9 ] || fail "fqnl answered ${#l[@]} of 9 requests"
-	for i in 0 1 3 4 6 7; do
+	! kernel_is stock72 || mixed=()
+	for i in 0 1 3 4 ${mixed[@]+"${mixed[@]}"}; do
 		[[ ${l[$i]} == *": EINVAL ("*") unchanged" ]] || fail "request $((i + 1)) not refused with EINVAL and a message, or changed the qdisc: ${l[$i]}"
 	done
 	for i in 2 5; do
@@ -348,5 +353,12 @@ t_bad_input_atomic() {
 	[[ ${l[8]} == *": OK CHANGED" ]] || fail "the valid request was not applied: ${l[8]}"
 	[ "$(shown a dum0 priomap)" = '2 2 2 2 2 2 0 0 1 1 1 1 1 1 1 1' ] || fail "priomap after the valid request: '$(shown a dum0 priomap)'"
 	[ "$(shown a dum0 weights)" = '65536 65536 65536' ] || fail "weights after the valid request: '$(shown a dum0 weights)'"
+	if kernel_is stock72; then
+		[[ ${l[6]} == *": EINVAL ("*") CHANGED" ]] || fail "7.2: limit and priomap before a bad weight not applied: ${l[6]}"
+		[[ ${l[7]} == *": OK CHANGED" ]] || fail "7.2: quantum 0 with a priomap not accepted: ${l[7]}"
+		[ "$(fqx a dum0 limit)" = 1234 ] && [ "$(fqx a dum0 quantum)" = 256 ] ||
+			fail "7.2: limit $(fqx a dum0 limit), quantum $(fqx a dum0 quantum); want 1234 and 256"
+		return 0
+	fi
 	[ "$(fqx a dum0 limit)" = 10000 ] || fail "the refused message applied limit 1234"
 }

@@ -35,6 +35,15 @@
  * both kernels without touching any kernel (the contract table of
  * docs/testing.md is built from it).
  *
+ * A third kernel, stock72 (--kernel stock72), is stock 7.2 (Debian sid's
+ * linux-source-7.2, net/sched/sch_fq.c as it is), the yardstick: it has the
+ * bands (same policy as ours) and applies a message's values one by one
+ * like 6.1, but quantum is clamped into 256..2^20 instead of refused, the
+ * policy bounds initial_quantum at 2^20 (-ERANGE), the options are parsed
+ * without extack (no message on a parse error), the bands are checked and
+ * applied only when no earlier value was bad (its own extack messages),
+ * and the dump adds TCA_FQ_OFFLOAD_HORIZON (18; 0 here: no device offloads).
+ *
  * Output: one tab-separated line per message (key=value), then a summary.
  * Exit 0 when every answer and every read-back matched the contract, 1 when
  * some did not, 2 on usage or setup errors.
@@ -98,7 +107,11 @@
 #define U32MAX 0xffffffffu
 #define QMAX (1u << 20)
 
-enum kern { K_STOCK, K_PATCHED };
+enum kern { K_STOCK, K_PATCHED, K_STOCK72 };
+static const char *const kern_name[] = { "stock", "patched", "stock72" };
+/* 7.2's offload_horizon: dumped, never set here. */
+#define FQ_OFFLOAD_HORIZON 18
+#define QMIN72 256u
 enum mode { M_CREATE, M_CHANGE, M_REPLACE, M_NMODES };
 static const char *const mode_name[] = { "create", "change", "replace" };
 
@@ -759,6 +772,71 @@ static const struct {
 	  "weight < 16384, nothing applied, extack \"weights must be at least 16384\"" },
 };
 
+/* 7.2's fq_change() after the parse: every value applied in turn, quantum
+ * clamped; buckets_log or rate_enable out of range set -EINVAL (no extack)
+ * and hold back the bands and the rehash; then the priomap and the weights
+ * are checked and applied, each only while no error came before it.
+ */
+static void predict72(const struct tcase *c, const uint32_t *val, const bool *have,
+		      bool have_map, bool have_w, const struct bands *nb, struct pred *p)
+{
+	int t, i;
+
+	(void)c;
+	for (t = 1; t <= FQ_LAST61; t++) {
+		const struct rule *r = &rules[t];
+
+		if (!have[t] || t == TCA_FQ_BUCKETS_LOG)
+			continue;
+		if (t == TCA_FQ_QUANTUM) {
+			store(p, t, val[t] < QMIN72 ? QMIN72 : val[t] > QMAX ? QMAX : val[t]);
+			continue;
+		}
+		if (r->check == C_CHANGE && !in(val[t], r->lo, r->hi))
+			continue;
+		store(p, t, val[t]);
+	}
+	if (have_map && !p->err) {
+		if (nb->map.bands != FQ_BANDS) {
+			p->err = -EINVAL;
+			p->msg_sub = "FQ only supports 3 bands";
+		}
+		for (i = 0; !p->err && i <= TC_PRIO_MAX; i++)
+			if (nb->map.priomap[i] >= FQ_BANDS) {
+				p->err = -EINVAL;
+				p->msg_sub = "maps to a too high band";
+			}
+		if (!p->err) {
+			p->b.map = nb->map;
+			p->napplied++;
+		}
+	}
+	if (have_w && !p->err) {
+		for (i = 0; !p->err && i < FQ_BANDS; i++)
+			if (nb->w[i] < FQ_MIN_WEIGHT) {
+				p->err = -EINVAL;
+				p->msg_sub = "less that minimum allowed";
+			}
+		if (!p->err) {
+			memcpy(p->b.w, nb->w, sizeof(p->b.w));
+			p->napplied++;
+		}
+	}
+	if (p->msg_sub) {
+		p->msg_required = true;
+		p->msg_forbidden = false;
+	}
+	/* the rehash (fq_resize) only when nothing was bad */
+	if (have[TCA_FQ_BUCKETS_LOG] && !p->err)
+		store(p, TCA_FQ_BUCKETS_LOG, val[TCA_FQ_BUCKETS_LOG]);
+	if (p->err && p->napplied)
+		p->why = "value out of range, others applied";
+	else if (p->err)
+		p->why = "value out of range";
+	else if (!p->napplied)
+		p->why = p->nignored ? "ignored" : "accepted, no-op";
+}
+
 static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 		    const struct bands *bbase, struct pred *p)
 {
@@ -772,7 +850,7 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 	memcpy(p->v, base, sizeof(p->v));
 	p->b = *bbase;
 	p->why = "accepted";
-	p->msg_forbidden = k == K_STOCK;
+	p->msg_forbidden = k != K_PATCHED;
 
 	/* Parse: nla_for_each_attr() + validate_nla(), liberal mode
 	 * (nla_parse_nested_deprecated) in both kernels.
@@ -806,14 +884,15 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 				goto rejected;
 			}
 			v = get_le(pos + NLA_HDRLEN, r->len);
-			if (r->check == C_POLICY && !in(v, r->lo, r->hi)) {
+			if (r->check == C_POLICY &&
+			    !in(v, r->lo, k == K_STOCK72 && t == TCA_FQ_INITIAL_QUANTUM ? QMAX : r->hi)) {
 				p->err = -ERANGE;
 				p->why = "policy range";
 				goto rejected;
 			}
 			have[t] = true;
 			val[t] = v;
-		} else if (k == K_PATCHED && (t == FQ_PRIOMAP || t == FQ_WEIGHTS)) {
+		} else if (k != K_STOCK && (t == FQ_PRIOMAP || t == FQ_WEIGHTS)) {
 			/* NLA_POLICY_EXACT_LEN: NLA_BINARY, validated strictly
 			 * (above strict_start_type), then its length by range.
 			 */
@@ -826,6 +905,11 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 			}
 			if (alen != want) {
 				p->err = -ERANGE;
+				if (k == K_STOCK72) {
+					/* 7.2 parses its options without extack */
+					p->why = "exact length (policy), no extack";
+					goto rejected;
+				}
 				p->why = "exact length (policy), extack \"binary attribute size out of range\"";
 				p->msg_required = true;
 				p->msg_sub = "binary attribute size out of range";
@@ -853,18 +937,25 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 
 		if (!have[t])
 			continue;
+		/* 7.2 clamps quantum instead */
+		if (k == K_STOCK72 && t == TCA_FQ_QUANTUM)
+			continue;
 		if (r->check == C_CHANGE && !in(val[t], r->lo, r->hi)) {
 			nbadv++;
 			p->err = -EINVAL;
 			p->why = "value out of range";
 			if (k == K_PATCHED) {
 				p->msg_required = true;
-			} else if (r->s_msg) {
+			} else if (r->s_msg && k == K_STOCK) {
 				p->msg_required = true;
 				p->msg_sub = r->s_msg;
 				p->msg_forbidden = false;
 			}
 		}
+	}
+	if (k == K_STOCK72) {
+		predict72(c, val, have, have_map, have_w, &nb, p);
+		return;
 	}
 	/* Ours: the bands (the last one of each type counts, as for the rest) */
 	if (have_map && nb.map.bands != FQ_BANDS) {
@@ -1037,6 +1128,9 @@ static int opt_cb(const struct nlattr *a, void *data)
 		st->w_len = mnl_attr_get_payload_len(a);
 		memcpy(st->b.w, mnl_attr_get_payload(a),
 		       st->w_len < WEIGHTS_LEN ? st->w_len : WEIGHTS_LEN);
+	} else if (t == FQ_OFFLOAD_HORIZON && kernel == K_STOCK72 &&
+		   mnl_attr_get_payload_len(a) == 4 && !mnl_attr_get_u32(a)) {
+		/* 7.2 dumps it; no device here offloads pacing: 0 */
 	} else {
 		st->unknown_opts++;
 	}
@@ -1235,7 +1329,7 @@ static void sane(const struct fqstate *st)
 					break;
 				}
 	}
-	if (!in(st->v[TCA_FQ_QUANTUM], 1, QMAX))
+	if (!in(st->v[TCA_FQ_QUANTUM], kernel == K_STOCK72 ? QMIN72 : 1, QMAX))
 		bad("quantum %u outside 1..2^20", st->v[TCA_FQ_QUANTUM]);
 	if (st->v[TCA_FQ_INITIAL_QUANTUM] > INT_MAX)
 		bad("initial_quantum %u out of range", st->v[TCA_FQ_INITIAL_QUANTUM]);
@@ -1276,7 +1370,7 @@ static void compare(const struct fqstate *st, const struct pred *p)
 		bad("%s=%u, want %u", rules[t].name, st->v[t], p->v[t]);
 	}
 	/* sane() reported missing or malformed bands already */
-	if (kernel == K_PATCHED && st->has_map && st->has_w && !bands_eq(&st->b, &p->b)) {
+	if (kernel != K_STOCK && st->has_map && st->has_w && !bands_eq(&st->b, &p->b)) {
 		char got[160] = "", want[160] = "";
 
 		bands_fmt(got, sizeof(got), &st->b, &p->b);
@@ -1325,7 +1419,7 @@ static void report(const char *mode, const struct tcase *c, const struct answer 
 	if (quiet && !why[0])
 		return;
 	printf("nlfuzz\tkernel=%s\tmode=%s\tid=%s\tanswer=%s\tmsg=%s\texpect=%s\tstate=%s\tresult=%s%s%s\n",
-	       kernel == K_STOCK ? "stock" : "patched", mode, c->id, ename(a->err),
+	       kern_name[kernel], mode, c->id, ename(a->err),
 	       a->msg[0] ? a->msg : "-", ename(p->err), state,
 	       why[0] ? "BAD" : "ok", why[0] ? "\twhy=" : "", why);
 }
@@ -1342,7 +1436,7 @@ static void all_values_case(struct tcase *c, const uint32_t *v, const struct ban
 	for (t = 1; t <= FQ_LAST61; t++)
 		if (rules[t].dumped)
 			put_val(c, t, v[t]);
-	if (kernel == K_PATCHED) {
+	if (kernel != K_STOCK) {
 		put_map(c, &b->map, PRIOMAP_LEN);
 		put_weights(c, b->w, WEIGHTS_LEN);
 	}
@@ -1401,7 +1495,7 @@ static void run_change(const struct tcase *c, enum mode m)
 	compare(&st, &p);
 	for (t = 1; t <= FQ_LAST61; t++)
 		changed |= rules[t].dumped && st.v[t] != defaults[t];
-	changed |= kernel == K_PATCHED && !bands_eq(&st.b, &def_bands);
+	changed |= kernel != K_STOCK && !bands_eq(&st.b, &def_bands);
 	report(mode_name[m], c, &a, &p, !changed ? "unchanged" : a.err ? "partial" : "applied");
 }
 
@@ -1625,12 +1719,12 @@ static int fail_change(unsigned int log)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nlfuzz --dev DEV [--kernel stock|patched] [--parent root|MAJ:MIN]\n"
+		"usage: nlfuzz --dev DEV [--kernel stock|patched|stock72] [--parent root|MAJ:MIN]\n"
 		"              [--handle MAJ:] [--modes create,change,replace] [--limit-test]\n"
 		"              [--only SUBSTR] [--quiet]\n"
 		"       nlfuzz --dev DEV --fail-change LOG\n"
 		"       nlfuzz --print-contract\n"
-		"--kernel defaults to $FQP_KERNEL. --limit-test expects a sender keeping the\n"
+		"--kernel defaults to $FQP_KERNEL (stock72 with FQP_BASE=7.2). --limit-test expects a sender keeping the\n"
 		"qdisc under test full (e.g. fq under a slow tbf) and runs only that part.\n");
 	exit(2);
 }
@@ -1657,6 +1751,8 @@ int main(int argc, char **argv)
 
 	if (kenv && !strcmp(kenv, "patched"))
 		kernel = K_PATCHED;
+	else if (kenv && !strcmp(kenv, "stock") && getenv("FQP_BASE") && !strcmp(getenv("FQP_BASE"), "7.2"))
+		kernel = K_STOCK72;
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
@@ -1665,6 +1761,8 @@ int main(int argc, char **argv)
 				kernel = K_STOCK;
 			else if (!strcmp(optarg, "patched"))
 				kernel = K_PATCHED;
+			else if (!strcmp(optarg, "stock72"))
+				kernel = K_STOCK72;
 			else
 				usage();
 			break;
@@ -1764,7 +1862,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	memcpy(defaults, st.v, sizeof(defaults));
-	def_bands = kernel == K_PATCHED ? st.b : bands_doc;
+	def_bands = kernel != K_STOCK ? st.b : bands_doc;
 	/* the documented defaults, DESIGN.md section 4 */
 	{
 		static const struct { int t; uint32_t v; } docd[] = {
@@ -1781,7 +1879,7 @@ int main(int argc, char **argv)
 				       rules[docd[i].t].name, defaults[docd[i].t], docd[i].v);
 				nbad++;
 			}
-		if (kernel == K_PATCHED && !bands_eq(&def_bands, &bands_doc)) {
+		if (kernel != K_STOCK && !bands_eq(&def_bands, &bands_doc)) {
 			char got[160] = "";
 
 			bands_fmt(got, sizeof(got), &def_bands, &bands_doc);
@@ -1809,7 +1907,7 @@ int main(int argc, char **argv)
 	for (t = 1; t <= FQ_LAST61; t++)
 		if (rules[t].dumped)
 			printf("nlfuzz\tdefault\t%s=%u\n", rules[t].name, defaults[t]);
-	if (kernel == K_PATCHED) {
+	if (kernel != K_STOCK) {
 		char d[160] = "";
 
 		bands_fmt(d, sizeof(d), &def_bands, &(struct bands){ 0 });
@@ -1837,7 +1935,7 @@ int main(int argc, char **argv)
 out:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("nlfuzz\tsummary\tkernel=%s\tmessages=%d\taccepted=%d\teinval=%d\terange=%d\tother=%d\tbad=%d\tsecs=%.1f\n",
-	       kernel == K_STOCK ? "stock" : "patched", nmsg, counts[0], counts[1], counts[2],
+	       kern_name[kernel], nmsg, counts[0], counts[1], counts[2],
 	       counts[3], nbad, t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9);
 	mnl_socket_close(nl);
 	return nbad ? 1 : 0;
