@@ -217,7 +217,7 @@ t_earlier_retimes() {
 	done <"$R/data/ord-retime-rx.txt"
 	say "the two earlier packets arrived ${l1:-?} and ${l2:-?} ns after their txtimes"
 	[ -n "$l1" ] && [ -n "$l2" ] || fail "the earlier packets did not arrive"
-	if [ "$FQP_KERNEL" = stock ] && [ "${FQP_BASE:-6.1}" = 6.1 ]; then
+	if kernel_is stock61; then
 		acmp "$l1 >= 1e9 && $l2 >= 1e9" ||
 			fail "stock 6.1 sent an earlier packet of a throttled flow before the flow's time"
 		kernel_note "stock 6.1 holds an earlier-txtime packet behind its flow's throttled time (it has no re-timing)"
