@@ -298,7 +298,8 @@ clock_qemu_args() { [ "$1" != exact ] || printf '%s\n' -icount "$EXACT_ICOUNT"; 
 qemu_plugin() {
 	local src=$FQP_ROOT/tests/host/$1.c so=$FQP_CACHE/tools/$1.so
 	if [ ! -f "$so" ] || [ "$src" -nt "$so" ] ||
-		[ "$FQP_ROOT/tests/host/qemu-plugin-api.h" -nt "$so" ]; then
+		[ "$FQP_ROOT/tests/host/qemu-plugin-api.h" -nt "$so" ] ||
+		[ "$FQP_ROOT/tests/host/plugin-table.h" -nt "$so" ]; then
 		ensure_packages gcc
 		mkdir -p "$FQP_CACHE/tools"
 		gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC \

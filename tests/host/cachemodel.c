@@ -55,6 +55,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plugin-table.h"
 #include "qemu-plugin-api.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = QEMU_PLUGIN_VERSION;
@@ -80,16 +81,15 @@ static struct cache cache[NLEVELS] = {
 	[LLC] = { .size = 32 << 20, .ways = 16 },
 };
 
-/* One kernel instruction: where its misses are charged. */
+/* One kernel instruction, where its misses are charged; key: its address
+ * and the host line of its bytes (module text may come and go).
+ */
 struct site {
-	uint64_t vaddr;
-	uint64_t iline;		/* host line of its bytes (part of the key) */
+	struct ptab_key key;
 	uint64_t miss[NLEVELS];	/* in the current window */
 };
 
-static struct site **table;
-static size_t table_size, table_used;
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct ptab sites = PTAB_INIT;
 static char *out_path, *prof_dir;
 static uint64_t min_vaddr = 0xffffffff80000000ULL;
 static int counting, count_boot;
@@ -144,59 +144,6 @@ static void access_line(int l1, uint64_t line, struct site *s)
 	}
 }
 
-static size_t slot_of(uint64_t va, uint64_t il, size_t size)
-{
-	size_t i = (size_t)((va ^ (il << 20)) * 0x9e3779b97f4a7c15ULL >> 20);
-
-	for (i &= size - 1;; i = (i + 1) & (size - 1))
-		if (!table[i] || (table[i]->vaddr == va && table[i]->iline == il))
-			return i;
-}
-
-static int grow(void)
-{
-	struct site **old = table;
-	size_t old_size = table_size, i;
-
-	table_size = table_size ? 2 * table_size : 1 << 16;
-	table = calloc(table_size, sizeof(*table));
-	if (!table)
-		return -1;
-	for (i = 0; i < old_size; i++)
-		if (old[i])
-			table[slot_of(old[i]->vaddr, old[i]->iline, table_size)] = old[i];
-	free(old);
-	return 0;
-}
-
-/* The site of a kernel instruction, made on first sight; sites are never
- * freed (translated code points at them).
- */
-static struct site *site_of(uint64_t va, uint64_t il)
-{
-	struct site *s;
-	size_t i;
-
-	pthread_mutex_lock(&lock);
-	if (2 * (table_used + 1) > table_size && grow()) {
-		fprintf(stderr, "cachemodel: out of memory\n");
-		abort();
-	}
-	i = slot_of(va, il, table_size);
-	s = table[i];
-	if (!s) {
-		s = calloc(1, sizeof(*s));
-		if (!s)
-			abort();
-		s->vaddr = va;
-		s->iline = il;
-		table[i] = s;
-		table_used++;
-	}
-	pthread_mutex_unlock(&lock);
-	return s;
-}
-
 static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
@@ -221,7 +168,7 @@ static void fetch_cb(unsigned int vcpu, void *udata)
 	if (u & 1)
 		access_line(L1I, u >> 1, NULL);
 	else
-		access_line(L1I, ((struct site *)udata)->iline, udata);
+		access_line(L1I, ((struct site *)udata)->key.b, udata);
 }
 
 static void write_window(void)
@@ -250,14 +197,14 @@ static void write_window(void)
 		if (!f)
 			fprintf(stderr, "cachemodel: %s: %s\n", path, strerror(errno));
 	}
-	for (i = 0; i < table_size; i++) {
-		struct site *s = table[i];
+	for (i = 0; i < sites.size; i++) {
+		struct site *s = (struct site *)sites.slot[i];
 
 		if (!s)
 			continue;
 		if (f && (s->miss[L1D] | s->miss[L1I] | s->miss[L2] | s->miss[LLC]))
 			fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
-				s->vaddr, s->miss[L1D], s->miss[L1I],
+				s->key.a, s->miss[L1D], s->miss[L1I],
 				s->miss[L2], s->miss[LLC]);
 		memset(s->miss, 0, sizeof(s->miss));
 	}
@@ -320,7 +267,7 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		int m;
 
 		if (va >= min_vaddr)
-			s = site_of(va, il);
+			s = ptab_get(&sites, va, il, sizeof(*s));
 		if (ha && (i == 0 || il != prev))
 			qemu_plugin_register_vcpu_insn_exec_cb(insn, fetch_cb,
 				QEMU_PLUGIN_CB_NO_REGS,
@@ -424,7 +371,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	}
 	fprintf(f, "\n");
 	fclose(f);
-	if (grow())
+	if (ptab_grow(&sites))
 		return -1;
 	if (count_boot)
 		window_open();
