@@ -35,8 +35,10 @@ usage: $0 [options]
                           cache-model.md): DIR/windows.txt gets accesses and
                           misses per level of each window the guest marks
                           (tests/src/cachemark), DIR/SEQ.prof the misses per
-                          kernel instruction. Extra plugin options (geometry,
-                          count=boot) from FQP_CACHE_MODEL_OPTS, e.g. l2=1M:16
+                          kernel instruction. The model runs from each warm
+                          mark to the next close (sim=marks). Extra plugin
+                          options (geometry, sim=boot, count=boot) from
+                          FQP_CACHE_MODEL_OPTS, e.g. l2=1M:16
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
   --rebuild               rebuild the rootfs image and the kernel config first
@@ -203,7 +205,7 @@ fi
 if [ -n "$cache_model" ]; then
 	mkdir -p "$cache_model"
 	cache_model=$(realpath "$cache_model")
-	qemu+=(-plugin "$(qemu_plugin cachemodel),out=$cache_model/windows.txt,prof=$cache_model${FQP_CACHE_MODEL_OPTS:+,$FQP_CACHE_MODEL_OPTS}")
+	qemu+=(-plugin "$(qemu_plugin cachemodel),out=$cache_model/windows.txt,prof=$cache_model,sim=marks${FQP_CACHE_MODEL_OPTS:+,$FQP_CACHE_MODEL_OPTS}")
 fi
 if [ "$shell" = 1 ]; then
 	qemu+=(-serial mon:stdio -serial "file:$rundir/ktap.log")

@@ -90,6 +90,11 @@ EX_PROF_PACED_SECS=4
 # that evicts the model's caches (twice its 32 MB LLC), over the queues
 # of an mq with EX_COLD_QUEUES children.
 EX_CACHE=0
+# pktgen points: packets the model sees before it counts (the plugin runs
+# with sim=marks: only from cm_warm on), at most this many and at least
+# one per flow up to it, so that a flow table that fits the caches is in
+# them, as it would be on a machine that has run the stream for a while.
+EX_CACHE_WARM=100000
 EX_COLD_PKTS=16
 EX_COLD_FLUSH=64M
 EX_COLD_QUEUES=64
@@ -111,7 +116,9 @@ row() {
 # run (EX_CACHE=1; nothing otherwise). LABEL is "workload|variant|qdisc";
 # the window's line in cachemodel.windows pairs, in order, with the
 # plugin's (scripts/cache-model.py rows), so every open must be closed.
+# cm_warm starts the model (not counting) before the work that warms it.
 cm_open() { [ "$EX_CACHE" = 0 ] || cachemark open; }
+cm_warm() { [ "$EX_CACHE" = 0 ] || cachemark warm; }
 cm_close() {
 	[ "$EX_CACHE" = 0 ] && return 0
 	cachemark close

@@ -37,6 +37,10 @@ pg_point() {
 	shift
 	pg_setup "$@"
 	pg_counted "$F" "$S" "$warm" >/dev/null
+	if [ "$EX_CACHE" = 1 ]; then
+		cm_warm
+		pg_counted "$F" "$S" "$((F < EX_CACHE_WARM ? 2 * F : EX_CACHE_WARM))" >/dev/null
+	fi
 	cm_open
 	pg_counted "$F" "$S" "$EX_COUNT"
 	cm_close "pktgen|$F-flows/${S}B|$1" "$EX_COUNT"
@@ -101,6 +105,7 @@ bl_point() {
 	tc qdisc replace dev "$PG_DEV" parent 1:1 "$@"
 	pg_config "$F" "$S" 0
 	pg_write "$PG/$PG_DEV" "delay $EX_BL_DELAY"
+	cm_warm
 	pg_start
 	sleep "$EX_BL_WARMUP"
 	# The least of EX_BL_WINDOWS windows: a one-off guest job (ext4's
@@ -430,9 +435,10 @@ pacing_point() {
 	local n=$1 cycles per q
 	pacing_setup "$@"
 	read -r cycles per < <(pacing_count "$n")
-	# The uncounted cycle, and proof that pktgen did not wait for the
-	# paced packets: its own run time (its result line) is shorter than
-	# their delay.
+	# The uncounted cycle (the cache model warms on it), and proof that
+	# pktgen did not wait for the paced packets: its own run time (its
+	# result line) is shorter than their delay.
+	cm_warm
 	pg_start
 	pg_wait
 	q=$(sed -n 's/^Result: OK: \([0-9]*\)(.*/\1/p' "$PG/$PG_DEV")

@@ -5,7 +5,7 @@
  * accesses and misses per level, and the misses of each kernel instruction.
  *
  *   qemu-system-x86_64 ... -plugin ./cachemodel.so,out=FILE[,prof=DIR]
- *       [,min=ADDR][,count=marks|boot][,l1d=48K:12][,l1i=32K:8]
+ *       [,min=ADDR][,count=marks|boot][,sim=boot|marks][,l1d=48K:12][,l1i=32K:8]
  *       [,l2=2M:16][,llc=32M:16]
  *
  * The model (what a miss here means):
@@ -34,8 +34,12 @@
  *   vCPUs (use one vCPU, as the exact clock does), DMA by devices, timing.
  *   A miss count is a property of the access stream and the geometry.
  *
- * Counting: the model runs from the first instruction, so the caches are
- * warm; it counts only inside windows. count=marks (default): a window
+ * Counting: with sim=boot (default) the model runs from the first
+ * instruction, so the caches are warm; it counts only inside windows.
+ * sim=marks runs it only from a warm mark, "nopl 0xcac00003(%rax)", to
+ * the next close (the access callbacks return at once outside): a boot
+ * runs several times faster, and the caller warms the caches with the
+ * workload itself between the warm mark and the window. count=marks (default): a window
  * opens when user space executes "nopl 0xcac00001(%rax)" (bytes 0f 1f 80
  * 01 00 c0 ca) and closes at "nopl 0xcac00002(%rax)" (tests/src/cachemark.c
  * runs them); both are NOPs to the CPU. count=boot: one window, the whole
@@ -92,7 +96,7 @@ struct site {
 static struct ptab sites = PTAB_INIT;
 static char *out_path, *prof_dir;
 static uint64_t min_vaddr = 0xffffffff80000000ULL;
-static int counting, count_boot;
+static int counting, count_boot, simulating = 1, sim_marks;
 static uint64_t insns, insns0, seq;
 
 #define MARK_LEN 7
@@ -147,9 +151,12 @@ static void access_line(int l1, uint64_t line, struct site *s)
 static void mem_cb(unsigned int vcpu, qemu_plugin_meminfo_t info,
 		   uint64_t vaddr, void *udata)
 {
-	struct qemu_plugin_hwaddr *hw = qemu_plugin_get_hwaddr(info, vaddr);
+	struct qemu_plugin_hwaddr *hw;
 	uint64_t pa, first, last;
 
+	if (!simulating)
+		return;
+	hw = qemu_plugin_get_hwaddr(info, vaddr);
 	if (!hw || qemu_plugin_hwaddr_is_io(hw))
 		return;
 	pa = qemu_plugin_hwaddr_phys_addr(hw);
@@ -165,6 +172,8 @@ static void fetch_cb(unsigned int vcpu, void *udata)
 {
 	uintptr_t u = (uintptr_t)udata;
 
+	if (!simulating)
+		return;
 	if (u & 1)
 		access_line(L1I, u >> 1, NULL);
 	else
@@ -220,6 +229,7 @@ static void window_open(void)
 		cache[lv].acc = cache[lv].miss = 0;
 	insns0 = insns;
 	counting = 1;
+	simulating = 1;
 }
 
 static void window_close(void)
@@ -227,6 +237,7 @@ static void window_close(void)
 	if (!counting)
 		return;
 	counting = 0;
+	simulating = !sim_marks;
 	write_window();
 }
 
@@ -234,11 +245,15 @@ static void mark_cb(unsigned int vcpu, void *udata)
 {
 	if ((uintptr_t)udata == 1)
 		window_open();
+	else if ((uintptr_t)udata == 3)
+		simulating = 1;
 	else
 		window_close();
 }
 
-/* Is INSN one of the two marks (user space only)? 1 open, 2 close, 0 not. */
+/* Is INSN one of the marks (user space only)? 1 open, 2 close, 3 warm,
+ * 0 not.
+ */
 static int mark_of(struct qemu_plugin_insn *insn, uint64_t va)
 {
 	const unsigned char *b = qemu_plugin_insn_data(insn);
@@ -246,7 +261,7 @@ static int mark_of(struct qemu_plugin_insn *insn, uint64_t va)
 	if (va >= USER_TOP || qemu_plugin_insn_size(insn) != MARK_LEN || !b)
 		return 0;
 	if (memcmp(b, mark_bytes, 3) || memcmp(b + 4, mark_bytes + 4, 2) ||
-	    b[6] != MARK_LAST || (b[3] != 1 && b[3] != 2))
+	    b[6] != MARK_LAST || b[3] < 1 || b[3] > 3)
 		return 0;
 	return b[3];
 }
@@ -342,6 +357,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 			count_boot = 1;
 		else if (!strcmp(a, "count=marks"))
 			count_boot = 0;
+		else if (!strcmp(a, "sim=marks"))
+			sim_marks = 1;
+		else if (!strcmp(a, "sim=boot"))
+			sim_marks = 0;
 		else {
 			fprintf(stderr, "cachemodel: unknown option %s\n", a);
 			return -1;
@@ -373,6 +392,7 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 	fclose(f);
 	if (ptab_grow(&sites))
 		return -1;
+	simulating = !sim_marks;
 	if (count_boot)
 		window_open();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, tb_trans);

@@ -3,10 +3,11 @@
  * cachemark: open or close a counting window of the cache model
  * (tests/host/cachemodel.c, boot-and-test.sh --cache-model).
  *
- *   cachemark open|close
+ *   cachemark open|close|warm
  *   cachemark write FILE TEXT [FLUSH]
  *
- * open/close: one mark each. The window counts the whole guest (every
+ * open/close/warm: one mark each (warm: start the model, not counting,
+ * for the plugin's sim=marks). The window counts the whole guest (every
  * access between the two marks), so this program's exit and the shell
  * around it are in it: small beside a workload of thousands of packets.
  * write: first reads a FLUSH-byte buffer (K, M suffixes; default none)
@@ -43,6 +44,7 @@ static int write_window(const char *path, const char *text, const char *flush)
 		perror("malloc");
 		return 1;
 	}
+	cachemark_warm();
 	for (i = 0; i < n; i += 64)
 		buf[i] = 1;
 	fd = open(path, O_WRONLY);
@@ -69,12 +71,16 @@ int main(int argc, char **argv)
 		cachemark_open();
 		return 0;
 	}
+	if (argc == 2 && !strcmp(argv[1], "warm")) {
+		cachemark_warm();
+		return 0;
+	}
 	if (argc == 2 && !strcmp(argv[1], "close")) {
 		cachemark_close();
 		return 0;
 	}
 	if ((argc == 4 || argc == 5) && !strcmp(argv[1], "write"))
 		return write_window(argv[2], argv[3], argc == 5 ? argv[4] : NULL);
-	fprintf(stderr, "usage: cachemark open|close | write FILE TEXT [FLUSH]\n");
+	fprintf(stderr, "usage: cachemark open|close|warm | write FILE TEXT [FLUSH]\n");
 	return 2;
 }

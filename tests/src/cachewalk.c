@@ -8,7 +8,8 @@
  *
  *   cachewalk SIZE STRIDE PASSES      SIZE with an optional K or M
  *
- * The array is touched (written) once before the warm-up so that every
+ * The model (with sim=marks) starts at the warm-up. The array is touched
+ * (written) once before the warm-up so that every
  * page is mapped. The loop keeps its index and sum in registers: one data
  * access per step (checked against the model's L1d count by the caller).
  */
@@ -58,6 +59,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	memset(a, 1, size);
+	cachemark_warm();
 	sum = walk(a, size, stride, passes);
 	cachemark_open();
 	sum += walk(a, size, stride, passes);
