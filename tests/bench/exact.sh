@@ -41,9 +41,14 @@ pg_point() {
 		cm_warm
 		pg_counted "$F" "$S" "$((F < EX_CACHE_WARM ? 2 * F : EX_CACHE_WARM))" >/dev/null
 	fi
+	# As pg_counted, with the model's window around the run alone (its
+	# pktgen commands each fork a grep).
+	pg_config "$F" "$S" "$EX_COUNT"
 	cm_open
-	pg_counted "$F" "$S" "$EX_COUNT"
+	pg_start
+	pg_wait
 	cm_close "pktgen|$F-flows/${S}B|$1" "$EX_COUNT"
+	pg_insn_per_pkt
 }
 
 # fq_warm: packets that make every one of F flows exist in fq (a steady
