@@ -188,12 +188,15 @@ def table(rundir):
             md.append(f"| {wl} {var} | {lv.replace('_miss', '')} | " + " | ".join(
                 cell(v) if i % 3 != 2 else f"**{cell(v)}**" for i, v in enumerate(c["stock"] + c["patched"]))
                 + f" | {ratio} |")
-            if lv == "llc_miss" and fs and fp is not None:
+            if lv == "llc_miss" and fs is not None and fp is not None:
                 lim = 0.7 if (wl, var) in (("pktgen", "1000000-flows/64B"), ("pacing", "100000-flows")) else 1.05
-                verdicts.append((wl, var, fp / fs, cp / cs if cs and cs > 0 and cp is not None else None, lim))
+                verdicts.append((wl, var, fp / fs if fs else float("inf"), cp / cs if cs and cs > 0 and cp is not None else None, lim, fs, fp))
     md += ["", "Targets on LLC misses per packet through fq, series/stock (fq's whole path; its cost in brackets): "
            "<= 0.7 at 1M flows and at 100k throttled flows, <= 1.05 everywhere:", ""]
-    for wl, var, r, rc, lim in verdicts:
+    for wl, var, r, rc, lim, fs, fp in verdicts:
+        if max(fs, fp) < 0.01:
+            md.append(f"- {wl} {var}: both kernels under 0.01 LLC misses per packet ({fs:.4f}, {fp:.4f}): no ratio")
+            continue
         md.append(f"- {wl} {var}: {r:.3f}" + (f" ({rc:.3f})" if rc is not None else "")
                   + f", limit {lim}: {'met' if r <= lim else 'NOT met'}")
     text = "\n".join(md) + "\n"
