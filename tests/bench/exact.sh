@@ -732,7 +732,8 @@ t_coldq() {
 		pg_config "$EX_COLD_PKTS" 64 1
 		n0=$(pg_txpkts)
 		for _ in $(seq "$EX_COLD_PKTS"); do
-			cachemark write "$PG/pgctrl" start "$EX_COLD_FLUSH" || fail "cachemark write to pgctrl failed ($q)"
+			# pgctrl drops the last byte of a write (echo's newline).
+			cachemark write "$PG/pgctrl" $'start\n' "$EX_COLD_FLUSH" || fail "cachemark write to pgctrl failed ($q)"
 			cm_label "coldq|mq-$EX_COLD_QUEUES/64B|$q" 1
 		done
 		[ "$(($(pg_txpkts) - n0))" = "$EX_COLD_PKTS" ] ||
