@@ -14,6 +14,8 @@
 WALL_WORKLOADS=(pktgen paced memory tcp profile)
 # Exact mode: bytes per flow come from pktgen's fq warm-up (memory rows).
 EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile)
+# --cache-model: the points that say most about memory, and the cold qdisc.
+CACHE_WORKLOADS=(pktgen backlog pacing coldq)
 # Under TCG the guest's default clocksource is the HPET, and every clock
 # read is an emulated MMIO access: 21-27% of all samples in a pktgen
 # profile, more than the qdisc itself. Real machines read the TSC; so does
@@ -42,7 +44,7 @@ keep_outputs() {
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
-          [--set VAR=VALUE]... [--insn-profile] [--kernels K[,K]]
+          [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--kernels K[,K]]
   --kernels K,...  the kernels, booted in turn (default stock,patched):
                  stock (6.1), patched (the series), stock72 (stock 7.2);
                  stock and patched are always among them (the ratios)
@@ -65,13 +67,19 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
                  (QEMU plugin, exact: no sampling): DIR/<rep>-<kernel>/
                  insn.counts, and DIR/insn-profile-<rep>.txt puts the two
                  kernels of a rep side by side (whole boot, per boot)
+  --cache-model  run every boot under the cache model (tests/host/cachemodel.c,
+                 docs/cache-model.md; exact clock): misses per packet of
+                 L1d, L1i, L2 and LLC beside instructions per packet, for
+                 the points of tests/bench/cache-model.env and the cold
+                 qdisc (workloads ${CACHE_WORKLOADS[*]}); DIR/cache.md,
+                 and per-function misses in DIR/<rep>-<kernel>/cache/
 Writes DIR/raw.csv, DIR/summary.csv, DIR/bench.md, DIR/plots/*.png and
 DIR/profile-<kernel>.txt; each boot's logs are in DIR/<rep>-<kernel>/.
 USAGE
 	exit 2
 }
 
-quick=0 reps='' only='' rundir='' clock='' insn=0 sets=() kernels=stock,patched
+quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 sets=() kernels=stock,patched
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -86,6 +94,7 @@ while [ $# -gt 0 ]; do
 		sets+=("$2"); shift ;;
 	--insn-profile) insn=1 ;;
 	--kernels) kernels=${2:-}; shift ;;
+	--cache-model) cache=1 clock=exact ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
@@ -120,6 +129,7 @@ bz=$FQP_BUILD/patched-bench/arch/x86/boot/bzImage
 accel=$(clock_accel "$clock" "$bz")
 if [ "$clock" = exact ]; then
 	WORKLOADS=("${EXACT_WORKLOADS[@]}") case_file=exact default_reps=3
+	[ "$cache" = 0 ] || WORKLOADS=("${CACHE_WORKLOADS[@]}") default_reps=2
 else
 	WORKLOADS=("${WALL_WORKLOADS[@]}") case_file=bench default_reps=5
 	[ "$quick" = 0 ] || default_reps=3
@@ -178,6 +188,7 @@ elif [ "$quick" = 1 ]; then
 		PROF_SECS=3
 	ENV
 fi
+[ "$cache" = 0 ] || cat "$FQP_ROOT/tests/bench/cache-model.env" >>"$cases/bench.env"
 if [ ${#sets[@]} -gt 0 ]; then
 	echo "# --set" >>"$cases/bench.env"
 	for v in "${sets[@]}"; do printf '%s="%s"\n' "${v%%=*}" "${v#*=}"; done >>"$cases/bench.env"
@@ -220,12 +231,14 @@ for rep in $(seq "$reps"); do
 		log "[$((done_n + 1))/$total] rep $rep, $k kernel: booting ($out)"
 		rc=0 prof=()
 		[ "$insn" = 0 ] || prof=(--insn-profile "$out/insn.counts")
+		[ "$cache" = 0 ] || prof+=(--cache-model "$out/cache")
 		read -r _ b t <<<"$(kernel_opts "$k")"
 		"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
 			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
 		# The kernel this boot ran: the next boot may rebuild it.
-		[ "$insn" = 0 ] || cp "$FQP_BUILD/$k-bench/vmlinux" "$out/vmlinux"
+		[ "$insn" = 0 ] && [ "$cache" = 0 ] || cp "$FQP_BUILD/$k-bench/vmlinux" "$out/vmlinux"
+		[ "$cache" = 0 ] || cache_rows "$out" "$k" "$rep" >>"$rundir/raw.csv" || failed+=("$rep-$k(cache)")
 		done_n=$((done_n + 1))
 		csv=$out/results/data/bench.csv
 		keep_outputs "$out/results/data" "$k" "$rep"
@@ -259,6 +272,7 @@ if [ "$insn" = 1 ]; then
 		done
 	done
 fi
+[ "$cache" = 0 ] || cache_report "$rundir"
 log "medians, ratios and plots"
 echo "wall_seconds=$(($(date +%s) - t_start))" >>"$rundir/meta.txt"
 grc=0

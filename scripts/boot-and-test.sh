@@ -33,6 +33,15 @@ usage: $0 [options]
                           block (QEMU plugin tests/host/insncount.c) and write
                           "address count" lines to FILE at power-off; exact,
                           not sampled (scripts/insn-profile.py reads it)
+  --cache-model DIR       run every guest access through the cache model
+                          (QEMU plugin tests/host/cachemodel.c; docs/
+                          cache-model.md): DIR/windows.txt gets accesses and
+                          misses per level of each window the guest marks
+                          (tests/src/cachemark), DIR/SEQ.prof the misses per
+                          kernel instruction. The model runs from each warm
+                          mark to the next close (sim=marks). Extra plugin
+                          options (geometry, sim=boot, count=boot) from
+                          FQP_CACHE_MODEL_OPTS, e.g. l2=1M:16
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
   --rebuild               rebuild the rootfs image and the kernel config first
@@ -43,7 +52,7 @@ USAGE
 }
 
 kernel=patched config=test bzimage='' filter='' exclude='' shard='' cases='' timeout=3600 silence=900
-insn_profile=''
+insn_profile='' cache_model=''
 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -62,6 +71,7 @@ while [ $# -gt 0 ]; do
 	--clock) clock=${2:-}; shift ;;
 	--append) append=${2:-}; shift ;;
 	--insn-profile) insn_profile=${2:-}; shift ;;
+	--cache-model) cache_model=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
 	--shell) shell=1 ;;
 	--rebuild) rebuild=1 ;;
@@ -223,7 +233,12 @@ qemu+=("${clock_args[@]}")
 if [ -n "$insn_profile" ]; then
 	mkdir -p "$(dirname "$insn_profile")"
 	# Kernel text only: user space is not what the profile is for.
-	qemu+=(-plugin "$(insncount_plugin),out=$(realpath -m "$insn_profile"),min=ffffffff80000000")
+	qemu+=(-plugin "$(qemu_plugin insncount),out=$(realpath -m "$insn_profile"),min=ffffffff80000000")
+fi
+if [ -n "$cache_model" ]; then
+	mkdir -p "$cache_model"
+	cache_model=$(realpath "$cache_model")
+	qemu+=(-plugin "$(qemu_plugin cachemodel),out=$cache_model/windows.txt,prof=$cache_model,sim=marks${FQP_CACHE_MODEL_OPTS:+,$FQP_CACHE_MODEL_OPTS}")
 fi
 if [ "$shell" = 1 ]; then
 	qemu+=(-serial mon:stdio -serial "file:$rundir/ktap.log")

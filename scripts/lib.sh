@@ -442,13 +442,14 @@ clock_accel() {
 # clock_qemu_args CLOCK: QEMU's extra arguments for that clock, one a line.
 clock_qemu_args() { [ "$1" != exact ] || printf '%s\n' -icount "$EXACT_ICOUNT"; }
 
-# insncount_plugin: the path of the instruction-count QEMU plugin
-# (tests/host/insncount.c), built into the cache when missing or older
-# than its source.
-insncount_plugin() {
-	local src=$FQP_ROOT/tests/host/insncount.c so=$FQP_CACHE/tools/insncount.so
+# qemu_plugin NAME: the path of the QEMU TCG plugin tests/host/NAME.c
+# (insncount: instructions per block; cachemodel: the cache model), built
+# into the cache when missing or older than its source.
+qemu_plugin() {
+	local src=$FQP_ROOT/tests/host/$1.c so=$FQP_CACHE/tools/$1.so
 	if [ ! -f "$so" ] || [ "$src" -nt "$so" ] ||
-		[ "$FQP_ROOT/tests/host/qemu-plugin-api.h" -nt "$so" ]; then
+		[ "$FQP_ROOT/tests/host/qemu-plugin-api.h" -nt "$so" ] ||
+		[ "$FQP_ROOT/tests/host/plugin-table.h" -nt "$so" ]; then
 		ensure_packages gcc
 		mkdir -p "$FQP_CACHE/tools"
 		gcc -O2 -Wall -Wextra -Wno-unused-parameter -shared -fPIC \
@@ -456,6 +457,38 @@ insncount_plugin() {
 			die "building the QEMU plugin $src failed" "fix the compile error above and re-run"
 	fi
 	echo "$so"
+}
+
+# cache_rows OUT KERNEL REP: the raw.csv rows of the cache model's windows
+# of one bench boot (OUT: boot-and-test.sh's run directory, with
+# --cache-model OUT/cache); fails when the plugin's windows and the
+# guest's labels do not pair up.
+cache_rows() {
+	python3 "$FQP_ROOT/scripts/cache-model.py" rows "$1/cache" "$1/results/data/cachemodel.windows" "$2" "$3"
+}
+
+# cache_report RUNDIR: RUNDIR/cache.md (the cache model's table), and for
+# each fq point of the first boot of each kernel, where its L1d and LLC
+# misses go: RUNDIR/cache-profile/POINT.LEVEL.txt (insn-profile.py
+# --compare, misses per packet by function, A stock, B series).
+cache_report() {
+	local r=$1 a b f lv label
+	python3 "$FQP_ROOT/scripts/cache-model.py" table "$r" >/dev/null ||
+		die "cache-model.py table failed on $r/raw.csv" "fix scripts/cache-model.py and run it on $r"
+	a=$r/1-stock b=$r/1-patched
+	[ -d "$a/cache/merged" ] && [ -d "$b/cache/merged" ] || { warn "no cache profiles of rep 1 of both kernels"; return 0; }
+	mkdir -p "$r/cache-profile"
+	for f in "$a"/cache/merged/*_fq.pkts; do
+		label=$(basename "$f" .pkts)
+		[ -f "$b/cache/merged/$label.pkts" ] || continue
+		for lv in l1d llc; do
+			python3 "$FQP_ROOT/scripts/insn-profile.py" --compare --top 30 \
+				--per-a "$(cat "$f")" --per-b "$(cat "$b/cache/merged/$label.pkts")" \
+				"$a/vmlinux" "$a/cache/merged/$label.$lv" "$b/vmlinux" "$b/cache/merged/$label.$lv" \
+				>"$r/cache-profile/$label.$lv.txt" 2>&1 || true
+		done
+	done
+	log "cache model: $r/cache.md; misses by function in $r/cache-profile/"
 }
 
 # checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about

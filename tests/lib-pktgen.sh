@@ -23,11 +23,14 @@ pg_write() {
 }
 
 # pg_setup QDISC-ARGS...: a dummy device pg0 in the initial namespace with
-# "tc qdisc replace dev pg0 root QDISC-ARGS" and pktgen thread 0 bound to it.
+# "tc qdisc replace dev pg0 root QDISC-ARGS" and pktgen thread 0 bound to it
+# (PG_TXQUEUES transmit queues when set, for mq).
 pg_setup() {
+	local txq=()
 	[ -d "$PG" ] || skip "no /proc/net/pktgen (CONFIG_NET_PKTGEN)"
+	[ -z "${PG_TXQUEUES:-}" ] || txq=(numtxqueues "$PG_TXQUEUES")
 	ip link del "$PG_DEV" 2>/dev/null || true
-	ip link add "$PG_DEV" type dummy
+	ip link add "$PG_DEV" "${txq[@]}" type dummy
 	# No IPv6 router solicitations or MLD reports: only pktgen's packets
 	# pass the qdisc, so its counters must equal pktgen's.
 	sysctl -qw "net.ipv6.conf.$PG_DEV.disable_ipv6=1" 2>/dev/null || true

@@ -84,6 +84,20 @@ EX_PROF_PERIOD=19997
 # the profile gives fq's own instructions per packet, the paced target.
 EX_PROF_PACED="1000 10000 100000"
 EX_PROF_PACED_SECS=4
+# The cache model (scripts/bench.sh --cache-model sets EX_CACHE=1): each
+# counted run is a model window (cm_open/cm_close). The cold-qdisc point
+# (t_coldq): packets per qdisc, each after a walk of EX_COLD_FLUSH bytes
+# that evicts the model's caches (twice its 32 MB LLC), over the queues
+# of an mq with EX_COLD_QUEUES children.
+EX_CACHE=0
+# pktgen points: packets the model sees before it counts (the plugin runs
+# with sim=marks: only from cm_warm on), at most this many and at least
+# one per flow up to it, so that a flow table that fits the caches is in
+# them, as it would be on a machine that has run the stream for a while.
+EX_CACHE_WARM=100000
+EX_COLD_PKTS=16
+EX_COLD_FLUSH=64M
+EX_COLD_QUEUES=64
 # shellcheck source=/dev/null
 [ ! -f "$BDIR/bench.env" ] || . "$BDIR/bench.env"
 
@@ -96,6 +110,24 @@ row() {
 	mkdir -p "$R/data"
 	printf '%s,%s,%s,%s,%s\n' "$@" >>"$R/data/bench.csv"
 	say "  $1 $2: $3 = $4 $5"
+}
+
+# cm_open / cm_close LABEL PACKETS: a cache-model window around a counted
+# run (EX_CACHE=1; nothing otherwise). LABEL is "workload|variant|qdisc";
+# the window's line in cachemodel.windows pairs, in order, with the
+# plugin's (scripts/cache-model.py rows), so every open must be closed.
+# cm_warm starts the model (not counting) before the work that warms it.
+cm_open() { [ "$EX_CACHE" = 0 ] || cachemark open; }
+cm_warm() { [ "$EX_CACHE" = 0 ] || cachemark warm; }
+cm_close() {
+	[ "$EX_CACHE" = 0 ] && return 0
+	cachemark close
+	cm_label "$1" "$2"
+}
+# cm_label LABEL PACKETS: the guest's record of a window the plugin closed.
+cm_label() {
+	mkdir -p "$R/data"
+	echo "$1 $2" >>"$R/data/cachemodel.windows"
 }
 
 # div A B: A / B with 3 decimals in awk ("nan" when B is 0).

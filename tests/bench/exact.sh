@@ -37,7 +37,18 @@ pg_point() {
 	shift
 	pg_setup "$@"
 	pg_counted "$F" "$S" "$warm" >/dev/null
-	pg_counted "$F" "$S" "$EX_COUNT"
+	if [ "$EX_CACHE" = 1 ]; then
+		cm_warm
+		pg_counted "$F" "$S" "$((F < EX_CACHE_WARM ? 2 * F : EX_CACHE_WARM))" >/dev/null
+	fi
+	# As pg_counted, with the model's window around the run alone (its
+	# pktgen commands each fork a grep).
+	pg_config "$F" "$S" "$EX_COUNT"
+	cm_open
+	pg_start
+	pg_wait
+	cm_close "pktgen|$F-flows/${S}B|$1" "$EX_COUNT"
+	pg_insn_per_pkt
 }
 
 # fq_warm: packets that make every one of F flows exist in fq (a steady
@@ -48,13 +59,17 @@ fq_warm() { echo $((F > 10000 ? F : 10000)); }
 # through pfifo. Bytes per flow come from the fq warm-up of the 64 B points
 # at the memory flow counts (fq_flow_cache slab growth / objects added).
 t_pktgen() {
-	local F S fq pf b0 b1 a0 a1 osz st
+	local F S fq pf b0 b1 a0 a1 osz st fqargs=(fq orphan_mask "$BIG_MASK" nopacing)
+	# Under the cache model the point is the flow table: maxrate (far
+	# above the offered rate) keeps packets off the series' fast path,
+	# so both kernels classify every packet into its flow.
+	[ "$EX_CACHE" = 0 ] || fqargs=(fq orphan_mask "$BIG_MASK" maxrate 30gbit)
 	for S in $EX_SIZES; do
 		for F in $EX_FLOWS; do
 			local v=$F-flows/${S}B
 			# pfifo keeps no per-flow state: a short warm-up is enough.
 			pf=$(pg_point 10000 pfifo limit 100000)
-			fq=$(pg_point "$(fq_warm)" fq orphan_mask "$BIG_MASK" nopacing)
+			fq=$(pg_point "$(fq_warm)" "${fqargs[@]}")
 			st=$R/data/pktgen-$F-$S.stats
 			fq_stats "$PG_DEV" >"$st"
 			row pktgen "$v" fq_insn "$fq" insn/pkt
@@ -89,7 +104,7 @@ t_pktgen() {
 # every enqueue and dequeue meets ~64 backlogged flows. Metric: busy guest
 # instructions (timer_list idle accounting) per packet tbf passed.
 bl_point() {
-	local n0 n1 b0 b1 rate
+	local n0 n1 b0 b1 rate w
 	# Bits per second for EX_BL_PCT % of 1e9/delay packets/s of S - 4
 	# bytes. tbf counts skb->len, which is pktgen's whole pkt_size (fq's
 	# Sent bytes show 64 per 64-byte packet), so it passes (S - 4) / S of
@@ -99,15 +114,19 @@ bl_point() {
 	tc qdisc replace dev "$PG_DEV" parent 1:1 "$@"
 	pg_config "$F" "$S" 0
 	pg_write "$PG/$PG_DEV" "delay $EX_BL_DELAY"
+	cm_warm
 	pg_start
 	sleep "$EX_BL_WARMUP"
 	# The least of EX_BL_WINDOWS windows: a one-off guest job (ext4's
 	# lazy inode table init, a journal commit, whose I/O completes in host
 	# time) lands in some window of some boot and adds 3-8 % to it.
-	for _ in $(seq "$EX_BL_WINDOWS"); do
+	# The first window is the cache model's (EX_CACHE=1).
+	for w in $(seq "$EX_BL_WINDOWS"); do
+		[ "$w" != 1 ] || cm_open
 		n0=$(pg_txpkts) b0=$(busy_ns)
 		sleep "$EX_BL_SECS"
 		n1=$(pg_txpkts) b1=$(busy_ns)
+		[ "$w" != 1 ] || cm_close "backlog|tbf/$F-flows/${S}B|$1" "$((n1 - n0))"
 		[ "$n1" -gt "$n0" ] || fail "no packet left tbf in the window ($1)"
 		awk -v b="$((b1 - b0))" -v n="$((n1 - n0))" 'BEGIN { printf "%.1f\n", b / n }'
 	done >"$R/data/backlog-$1.windows"
@@ -425,9 +444,10 @@ pacing_point() {
 	local n=$1 cycles per q
 	pacing_setup "$@"
 	read -r cycles per < <(pacing_count "$n")
-	# The uncounted cycle, and proof that pktgen did not wait for the
-	# paced packets: its own run time (its result line) is shorter than
-	# their delay.
+	# The uncounted cycle (the cache model warms on it), and proof that
+	# pktgen did not wait for the paced packets: its own run time (its
+	# result line) is shorter than their delay.
+	cm_warm
 	pg_start
 	pg_wait
 	q=$(sed -n 's/^Result: OK: \([0-9]*\)(.*/\1/p' "$PG/$PG_DEV")
@@ -439,7 +459,9 @@ pacing_point() {
 	# version, one window, saw pfifo's figure at 100k flows move 2x).
 	local w b min=''
 	for w in $(seq "$EX_BL_WINDOWS"); do
+		[ "$w" != 1 ] || cm_open
 		b=$(pacing_cycles "$cycles" "$(pacing_wait "$n")")
+		[ "$w" != 1 ] || cm_close "pacing|$n-flows|$2" "$((cycles * per))"
 		echo "$b" >>"$R/data/pacing-$n-$2.windows"
 		[ -n "$min" ] && [ "$min" -le "$b" ] || min=$b
 	done
@@ -685,6 +707,38 @@ t_peak() {
 		row peak "$EX_PEAK_FLOWS-flows/$var" peak_slab_bytes "$peak" B
 		row peak "$EX_PEAK_FLOWS-flows/$var" peak_flows "$pflows" flows
 		row peak "$EX_PEAK_FLOWS-flows/$var" gc_flows "$(kv "$st" gc)" flows
+		ip link del "$PG_DEV"
+	done
+}
+
+# 7. One packet through an idle qdisc gone cold, for the cache model only
+# (scripts/bench.sh --cache-model): a dummy with EX_COLD_QUEUES transmit
+# queues under mq, every child pfifo or fq with its defaults. Before each
+# of EX_COLD_PKTS packets, cachemark walks EX_COLD_FLUSH bytes, which
+# evicts everything from the model's caches (what 64 qdiscs and the rest
+# of a busy machine do to an idle one), then its window holds the one
+# write(2) that makes pktgen send that packet: the whole transmit path,
+# qdisc and all, from cold caches. fq - pfifo is what fq's state costs.
+t_coldq() {
+	local q i n0
+	[ "$EX_CACHE" = 1 ] || skip "the cold-qdisc point counts cache misses: scripts/bench.sh --cache-model runs it"
+	for q in pfifo fq; do
+		PG_TXQUEUES=$EX_COLD_QUEUES pg_setup handle 1: mq
+		for i in $(seq "$EX_COLD_QUEUES"); do
+			echo "qdisc replace dev $PG_DEV parent 1:$(printf %x "$i") $q"
+		done | tc -batch - || fail "could not put $q under mq's $EX_COLD_QUEUES classes"
+		[ "$(tc qdisc show dev "$PG_DEV" | grep -c "^qdisc $q ")" = "$EX_COLD_QUEUES" ] ||
+			fail "mq has not $EX_COLD_QUEUES $q children: $(tc qdisc show dev "$PG_DEV" | head -n 3)"
+		pg_config "$EX_COLD_PKTS" 64 1
+		n0=$(pg_txpkts)
+		for _ in $(seq "$EX_COLD_PKTS"); do
+			# pgctrl drops the last byte of a write (echo's newline).
+			cachemark write "$PG/pgctrl" $'start\n' "$EX_COLD_FLUSH" || fail "cachemark write to pgctrl failed ($q)"
+			cm_label "coldq|mq-$EX_COLD_QUEUES/64B|$q" 1
+		done
+		[ "$(($(pg_txpkts) - n0))" = "$EX_COLD_PKTS" ] ||
+			fail "$q: $(($(pg_txpkts) - n0)) packets left the dummy, want $EX_COLD_PKTS (one per start)"
+		tc -s qdisc show dev "$PG_DEV" >"$R/data/coldq-$q.txt"
 		ip link del "$PG_DEV"
 	done
 }
