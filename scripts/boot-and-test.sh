@@ -203,10 +203,6 @@ accel=$(clock_accel "$clock" "$bzimage")
 cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 rootflags=noinit_itable init=/sbin/fqp-init panic=-1 loglevel=6 net.ifnames=0 slab_nomerge no_timer_check"
 [ "$shell" = 0 ] || cmdline="$cmdline fqp.shell=1"
 [ "$clock" != exact ] || cmdline="$cmdline $EXACT_CMDLINE"
-# The exact clock counts a wait for the host's disk as guest time: on a
-# loaded host jbd2 "blocked for more than 120 s" of guest time in a demo
-# boot, with nothing hung. 600 s still catches a real hang.
-[ "$clock" != exact ] || cmdline="$cmdline sysctl.kernel.hung_task_timeout_secs=600"
 [ -z "$append" ] || cmdline="$cmdline $append"
 # Under KASAN + lockdep in TCG, boot-time ACPI parsing alone holds a CPU for
 # ~30 s: raise the soft lockup threshold to its maximum (2 x 60 s) and the
