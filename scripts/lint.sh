@@ -54,8 +54,8 @@ mapfile -t docs < <(git ls-files -co --exclude-standard -- '*.md' CHANGELOG | so
 out=$(python3 scripts/doc-links.py "${docs[@]}" 2>&1) && rc=0 || rc=1
 result doc_links "$rc" "$out"
 # The repository speaks of the series, not of how the work on it was
-# organised: no tracker numbers ("issue 12", "item 6", "finding 3", "stop
-# 23"), no work sessions, no times of day. The patches (000[1-9]*) are checked too,
+# organised: no tracker numbers (the words issue, item, finding or stop
+# followed by a number), no work sessions, no times of day. The patches (000[1-9]*) are checked too,
 # but their messages are written in the authoring repository
 # (scripts/refresh-patches.sh), so a hit there names that as the fix.
 words='\b(issues?|items?|findings?|stops?) [0-9]+|\bsessions?\b|\b(morning|afternoon|evening)\b|\blate night\b|\b(this|last|that) night\b|[0-9]{4}-[0-9]{2}-[0-9]{2},? \(?night'
