@@ -61,7 +61,7 @@ result doc_links "$rc" "$out"
 words='\b(issues?|items?|findings?|stops?) [0-9]+|\bsessions?\b|\b(morning|afternoon|evening)\b|\blate night\b|\b(this|last|that) night\b|[0-9]{4}-[0-9]{2}-[0-9]{2},? \(?night'
 mapfile -t texts < <(git ls-files -co --exclude-standard | grep -v -x -e scripts/lint.sh -e docs/results.csv)
 out=$(grep -n -i -E -I -- "$words" "${texts[@]}" 2>/dev/null | grep -v -i -E '\b(tcp|ssh|bgp|netlink) sessions?\b' || true)
-[ -z "$out" ] || out+=$'\n'"say what the series does and why, not which issue, session or time of day it came from; a patch's message is fixed in the authoring repository (scripts/refresh-patches.sh)"
+[ -z "$out" ] || out+=$'\n'"say what the series does and why, not which tracker entry, work period or time of day it came from; a patch's message is fixed in the authoring repository (scripts/refresh-patches.sh)"
 result no_work_words "${#out}" "$out"
 echo "$pass passed, $failn failed"
 [ "$failn" = 0 ]
