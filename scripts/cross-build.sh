@@ -4,7 +4,8 @@
 # arch with another L1_CACHE_BYTES, 32-bit longs, big endian) shows up
 # before a maintainer's build bot finds it. One small config per arch
 # (tinyconfig + config-fragments/cross.config [+ cross-<arch>.config]),
-# one O= dir per arch, ccache: a rerun rebuilds only what changed.
+# one O= dir per arch and base (cross-<arch>, cross72-<arch>), ccache: a
+# rerun rebuilds only what changed.
 # Warnings are reported, not fatal (no -Werror); any error fails.
 #   cross-build.sh [--arch LIST] [--src DIR] [--list]
 # shellcheck source=scripts/lib.sh
@@ -22,7 +23,8 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 [--arch LIST] [--src DIR] [--list]
   --arch  comma-separated, from: ${ARCHES[*]} (default: all)
-  --src   tree to build (default: the patched tree, prepared if needed)
+  --src   tree to build (default: the base's patched tree, prepared if needed)
+  --base  6.1 or 7.2 (default \$FQP_BASE or 6.1): which patches and build dirs
   --list  print the architectures, one per line ("arch NAME"), and exit
 logs: \$FQP_CACHE/logs/check-series/cross-<arch>.log; build dirs: \$FQP_CACHE/build/cross-<arch>
 USAGE
@@ -33,6 +35,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--arch) arch_list=${2:-}; shift ;;
 	--src) src=${2:-}; shift ;;
+	--base) set_base "${2:-}" || usage; shift ;;
 	--list) list=1 ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
@@ -80,10 +83,13 @@ export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
 build_arch() {
 	local a=$1 out frags cfghash t0 nwarn
 	out=$FQP_BUILD/cross-$a
+	[ "$FQP_BASE" = 6.1 ] || out=$FQP_BUILD/cross72-$a
 	mkdir -p "$out"
 	with_lock "$out/.fqp-lock"
 	export FQP_STEP=cross-$a
 	frags=("$FQP_ROOT/config-fragments/cross.config")
+	! grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig" ||
+		frags+=("$FQP_ROOT/config-fragments/cross-kunit.config")
 	[ ! -f "$FQP_ROOT/config-fragments/cross-$a.config" ] ||
 		frags+=("$FQP_ROOT/config-fragments/cross-$a.config")
 	local -a mk=(make -C "$src" O="$out" ARCH="${KARCH[$a]}" CROSS_COMPILE="${CROSS[$a]}-"

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Unpack linux-source-6.1 into a pristine tree and a patched tree, and apply
 # the series to the patched one with quilt. With --base 7.2: fetch and unpack
-# sid's linux-source-7.2 (scripts/lib.sh fetch_sid_tree), stock only. Re-running after a patch changed
+# sid's linux-source-7.2 (scripts/lib.sh fetch_sid_tree), and apply the
+# upstream patches (patches/net/, then patches/net-next/) to its patched
+# copy the same way. Re-running after a patch changed
 # pops the old series and pushes the new one; if that cannot work it
 # re-copies the tree and wipes the patched build dirs so nothing stale stays.
 # shellcheck source=scripts/lib.sh
@@ -20,15 +22,14 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
-if [ "$FQP_BASE" = 7.2 ]; then
-	with_lock "$FQP_CACHE/.tree-7.2-lock"
-	fetch_sid_tree
-	log "stock $(base_package) tree ready: $FQP_STOCK (the series applies to 6.1 only)"
-	exit 0
-fi
-ensure_packages linux-source-6.1 quilt xz-utils
+ensure_packages quilt xz-utils
 
 unpack_stock() {
+	if [ "$FQP_BASE" = 7.2 ]; then
+		fetch_sid_tree
+		return 0
+	fi
+	ensure_packages linux-source-6.1
 	[ -f "$FQP_STOCK/.fqp-unpacked" ] && return 0
 	[ -f "$FQP_TARBALL" ] || die "$FQP_TARBALL is missing" "apt-get install linux-source-6.1"
 	rm -rf "$FQP_STOCK" "$FQP_STOCK.tmp"
@@ -41,7 +42,7 @@ unpack_stock() {
 
 fresh_copy() {
 	log "copying the pristine tree to $FQP_PATCHED"
-	rm -rf "$FQP_PATCHED" "$FQP_BUILD"/patched-*
+	rm -rf "$FQP_PATCHED" "$FQP_BUILD/$(base_tree patched)"-*
 	cp -a "$FQP_STOCK" "$FQP_PATCHED"
 	rm -f "$FQP_PATCHED/.fqp-series"
 }
@@ -54,9 +55,15 @@ pop_old_series() {
 }
 
 mkdir -p "$FQP_CACHE/logs"
-with_lock "$FQP_CACHE/.tree-lock"
+if [ "$FQP_BASE" = 7.2 ]; then with_lock "$FQP_CACHE/.tree-7.2-lock"; else with_lock "$FQP_CACHE/.tree-lock"; fi
 unpack_stock
-[ "$stock_only" = 0 ] || exit 0
+if [ "$stock_only" = 1 ]; then
+	log "stock $(base_package) tree ready: $FQP_STOCK"
+	exit 0
+fi
+# The 7.2 tree's quilt series is the upstream series files in order.
+[ "$FQP_BASE" = 6.1 ] || upstream_series >"$QUILT_SERIES"
+[ -n "$(series_patches)" ] || die "no patches for base $FQP_BASE" "write the series first (patches/net-next/series)"
 want=$(series_hash)
 if [ "$force" = 1 ] || [ ! -f "$FQP_PATCHED/.fqp-unpacked" ]; then
 	fresh_copy

@@ -5,6 +5,8 @@
 # state that quilt rejects.
 #   refresh-patches.sh --init    create the authoring repo, import the series
 #   refresh-patches.sh           export base..HEAD to patches/ + series
+#   --base 7.2                   the same for the net-next series on 7.2:
+#                                $FQP_CACHE/authoring-7.2 to patches/net-next/
 # Identity: nothing here invents one. The export writes From and
 # Signed-off-by from the sender's git identity (user.name/user.email, or
 # GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), replacing the old placeholder, and
@@ -14,11 +16,23 @@
 . "$(dirname "$0")/lib.sh"
 
 mode='export'
-case ${1:-} in
-"") ;;
---init) mode=init ;;
-*) echo "usage: $0 [--init]" >&2; exit 2 ;;
-esac
+while [ $# -gt 0 ]; do
+	case $1 in
+	--init) mode=init ;;
+	--base) set_base "${2:-}" || exit 2; shift ;;
+	*) echo "usage: $0 [--base 6.1|7.2] [--init]" >&2; exit 2 ;;
+	esac
+	shift
+done
+# Where the export goes: 6.1's series at the top (series, patches/), the
+# net-next series in patches/net-next/ with its own series file.
+if [ "$FQP_BASE" = 6.1 ]; then
+	series_file=$FQP_ROOT/series prefix=(--subject-prefix=PATCH)
+	series_head="# quilt series: applied to linux-source-6.1 with quilt push -a"
+else
+	series_file=$FQP_SERIES_DIR/series prefix=(--subject-prefix="PATCH net-next")
+	series_head="# quilt series: net-next, applied to linux-source-7.2 after patches/net/series"
+fi
 
 ensure_packages git
 g() { git -C "$FQP_AUTHOR" "$@"; }
@@ -48,7 +62,7 @@ init_repo() {
 	# The pristine import is nobody's work: a local identity, not the sender's.
 	GIT_AUTHOR_NAME="$LOCAL_NAME" GIT_AUTHOR_EMAIL="$LOCAL_EMAIL" \
 		GIT_COMMITTER_NAME="$LOCAL_NAME" GIT_COMMITTER_EMAIL="$LOCAL_EMAIL" \
-		g commit -q -m "linux-source-6.1 (Debian), pristine"
+		g commit -q -m "linux-source-$FQP_BASE (Debian), pristine"
 	g tag base
 	# git am takes each author from the patch's From; the committer is the
 	# user, or a clearly local one when no identity is configured.
@@ -61,7 +75,7 @@ init_repo() {
 		log "importing $p"
 		g am -q "$FQP_ROOT/patches/$p" || die "git am $p failed" \
 			"the series does not apply to the pristine tree; fix it in $FQP_AUTHOR"
-	done < <(series_patches)
+	done < <(series_file_patches "$series_file" | sed "s|^|${FQP_SERIES_DIR#"$FQP_ROOT/patches"}/|;s|^/||")
 }
 
 drop_placeholder_config
@@ -78,15 +92,15 @@ log "sender (From, Signed-off-by): $ident"
 	die "the authoring repo has uncommitted changes" "commit or stash them in $FQP_AUTHOR"
 count=$(g rev-list --count base..HEAD)
 [ "$count" -gt 0 ] || die "no commits on top of base in $FQP_AUTHOR" "commit your change there first"
-cover=$FQP_ROOT/patches/cover-letter.in
+cover=$FQP_SERIES_DIR/cover-letter.in
 [ -f "$cover" ] || die "missing $cover" "write the cover letter (subject line, blank line, body)"
-rm -f "$FQP_ROOT"/patches/0*.patch
-format_series "$FQP_ROOT/patches" "$ident"
+rm -f "$FQP_SERIES_DIR"/0*.patch
+format_series "$FQP_SERIES_DIR" "$ident" "${prefix[@]}"
 {
-	echo "# quilt series: applied to linux-source-6.1 with quilt push -a"
-	for p in "$FQP_ROOT"/patches/0*.patch; do
+	echo "$series_head"
+	for p in "$FQP_SERIES_DIR"/0*.patch; do
 		case ${p##*/} in 0000-cover-letter.patch) ;; *) echo "${p##*/}" ;; esac
 	done
-} >"$FQP_ROOT/series"
-log "exported $count patches to patches/ and series:"
-sed 's/^/  /' "$FQP_ROOT/series" >&2
+} >"$series_file"
+log "exported $count patches to ${FQP_SERIES_DIR#"$FQP_ROOT/"}/ and ${series_file#"$FQP_ROOT/"}:"
+sed 's/^/  /' "$series_file" >&2

@@ -13,14 +13,16 @@ FQP_KERNEL=${FQP_KERNEL:-unknown}
 FQP_BASE=${FQP_BASE:-6.1}
 
 # kernel_is KIND...: the booted kernel is one of the KINDs: stock61 (stock
-# 6.1), series (6.1 with the series), stock72 (stock 7.2). Each case asserts
-# the semantics of the kernel it booted.
+# 6.1), series (6.1 with the series), stock72 (stock 7.2), next72 (7.2 with
+# the upstream patches, patches/net/ and patches/net-next/). Each case
+# asserts the semantics of the kernel it booted.
 kernel_is() {
 	local k=unknown
 	case $FQP_BASE:$FQP_KERNEL in
 	6.1:stock) k=stock61 ;;
 	6.1:patched) k=series ;;
 	7.2:stock) k=stock72 ;;
+	7.2:patched) k=next72 ;;
 	esac
 	[[ " $* " == *" $k "* ]]
 }

@@ -149,7 +149,7 @@ nlcheck() {
 # to INT_MAX. The quantum values below are bad on every other kernel.
 QUANTUM_BAD=(0 2147483648 1048577)
 IQ_MAX=0x7fffffff IQ_MAX_DEC=2147483647
-! kernel_is stock72 || QUANTUM_BAD=() IQ_MAX=0x100000 IQ_MAX_DEC=1048576
+! kernel_is stock72 next72 || QUANTUM_BAD=() IQ_MAX=0x100000 IQ_MAX_DEC=1048576
 
 # quantum_clamped: on 7.2, out-of-range quanta are accepted and clamped,
 # through tc and raw netlink (each request moves it).
@@ -174,7 +174,7 @@ t_bad_input() {
 	for q in ${QUANTUM_BAD[@]+"${QUANTUM_BAD[@]}"}; do
 		bad tc qdisc change dev veth0 root fq quantum "$q"
 	done
-	! kernel_is stock72 || quantum_clamped
+	! kernel_is stock72 next72 || quantum_clamped
 	bad tc qdisc change dev veth0 root fq initial_quantum 4294967295
 	bad tc qdisc change dev veth0 root fq initial_quantum 2147483648
 	# tc sends ilog2 of the rounded-up count: 524288 -> buckets_log 19.
@@ -185,7 +185,7 @@ t_bad_input() {
 	# Raw netlink: values tc cannot produce. Attributes shorter than their
 	# policy type (NLA_U32 / NLA_U8) are rejected by the parser.
 	local qreq=(-- change quantum=0 -- change quantum=0x80000000 -- change quantum=0x100001)
-	! kernel_is stock72 || qreq=(-- change initial_quantum=0x100001)
+	! kernel_is stock72 next72 || qreq=(-- change initial_quantum=0x100001)
 	nlcheck "$(fqnl snd veth0 change buckets_log=0 -- change buckets_log=19 \
 		-- change buckets_log=32 -- change rate_enable=2 "${qreq[@]}" \
 		-- change initial_quantum=0xffffffff -- change orphan_mask:u16=5 \
@@ -205,7 +205,7 @@ t_bad_input() {
 	# A bad add creates nothing.
 	sn tc qdisc del dev veth0 root
 	local adds=("initial_quantum 4294967295" "buckets 524288")
-	kernel_is stock72 || adds+=("quantum 0" "quantum 2147483648")
+	kernel_is stock72 next72 || adds+=("quantum 0" "quantum 2147483648")
 	for o in "${adds[@]}"; do
 		# shellcheck disable=SC2086
 		! stimeout 10 ip netns exec snd tc qdisc add dev veth0 root fq $o 2>&1 ||
@@ -225,7 +225,7 @@ t_bad_input_atomic() {
 	sn tc qdisc add dev veth0 root fq limit 1234 flow_limit 55
 	local restore="-- replace limit=1234 flow_limit=55 maxrate=0xffffffff" out
 	local q0=quantum=0 q31=quantum=0x80000000 tcbad="quantum 0"
-	! kernel_is stock72 || q0=buckets_log=0 q31=rate_enable=3 tcbad="buckets 524288"
+	! kernel_is stock72 next72 || q0=buckets_log=0 q31=rate_enable=3 tcbad="buckets 524288"
 	# shellcheck disable=SC2086 # restore is several words on purpose
 	out=$(fqnl snd veth0 change limit=77 $q0 $restore \
 		-- change flow_limit=66 buckets_log=19 $restore \

@@ -171,7 +171,7 @@ t_highprio_edt_order() {
 	early=$(kw "$R/data/txtime-hp-rx.txt" early)
 	rx=$(kw "$R/data/txtime-hp-rx.txt" rx)
 	[ "$rx" = 12 ] || fail "received $rx of 12 datagrams"
-	if kernel_is stock72; then
+	if kernel_is stock72 next72; then
 		[ "$hp" = 0 ] || fail "highprio_packets grew by $hp on 7.2, whose fq has no high-priority queue"
 		[ "$early" = 0 ] || fail "$early priority-7 datagrams arrived before their txtime: 7.2 holds them to it"
 		return 0

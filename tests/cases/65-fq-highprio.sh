@@ -31,7 +31,7 @@ t_highprio_bypass() {
 	p90=$(sed -n 's/^class1 .*p90_us=\([0-9]*\).*/\1/p' <<<"$rx")
 	hn=$(sed -n 's/^class1 n=\([0-9]*\).*/\1/p' <<<"$rx")
 	[ "$hs" -ge 100 ] || fail "only $hs high-priority packets sent"
-	if kernel_is stock72; then
+	if kernel_is stock72 next72; then
 		[ $((h1 - h0)) = 0 ] || fail "highprio moved by $((h1 - h0)) on 7.2, whose fq has no high-priority queue"
 		[ "$b50" -ge 50000 ] || fail "bulk p50 delay ${b50} us: fq did not hold the flow back"
 		[ "$p50" -ge 50000 ] || fail "high-prio p50 ${p50} us: on 7.2 they should wait in their flow (bulk p50 ${b50} us)"

@@ -2,10 +2,11 @@
 # Packets without a usable socket (here an unconnected UDP socket's) are fq
 # flows by hash & orphan_mask. Patch 3 hashes plain IPv4 TCP and UDP itself
 # (addresses, protocol, ports) and leaves every other packet to
-# skb_get_hash(), as 6.1 did for all. Either way a 5-tuple must stay one
-# flow and 5-tuples must stay apart; a fragmented datagram's fragments
-# carry no ports, and all of them between two hosts share one flow, so
-# that no fragment overtakes another. Counted in fq's flows: maxrate (far
+# skb_get_hash(), as 6.1 did for all; the net-next series on 7.2 hashes
+# IPv4 and IPv6 TCP and UDP itself, whatever skb->hash says. Either way a
+# 5-tuple must stay one flow and 5-tuples must stay apart; a fragmented
+# datagram's fragments carry no ports, and all of them between two hosts
+# share one flow, so that no fragment overtakes another. Counted in fq's flows: maxrate (far
 # above the offered rate) keeps the series' fast path out, so every packet
 # is classified; orphan_mask 2^24-1 makes collisions rare (2000 flows:
 # one pair in ~8 runs, hence the slack below).
@@ -63,4 +64,33 @@ t_fragments_one_flow() {
 	# 3000-byte datagrams over a 1500-byte MTU: 3 fragments each, none
 	# with ports for the hash. 50 ports, one flow.
 	oh_send 1 1 fragments -d "$RCV_IP" -p 20000 -n 50 -c 200 -l 3000
+}
+
+# IPv6 fragments: the first one carries the ports, the later ones not even
+# the upper protocol. Every kernel keys them on what they all carry: the
+# addresses and the flow label, which Linux sets per 5-tuple (auto flow
+# labels), so 50 ports are 50 flows; a datagram split over two flows (the
+# first fragment keyed on its ports) would make up to 100.
+t_ipv6_fragments_not_split() {
+	oh_setup v6
+	oh_send 48 53 ipv6-fragments -6 -d "$RCV_IP6" -p 20000 -n 50 -c 200 -l 3000
+}
+
+# A hash already on the packet (here a random one per packet, set by a tc
+# egress program before fq, as a NIC's receive hash on forwarded traffic):
+# 7.2 with the net-next series keys plain TCP and UDP on the 5-tuple, not
+# on skb->hash, so 200 5-tuples stay 200 flows. 6.1, the series and stock
+# 7.2 take the hash skb_get_hash() keeps: every packet a flow of its own.
+t_preset_hash_ignored() {
+	local obj=$BIN/sethash.bpf.o
+	[ -f "$obj" ] || fail "no $obj: tests/Makefile builds it with clang -target bpf"
+	oh_setup
+	sn tc qdisc add dev veth0 clsact
+	sn tc filter add dev veth0 egress bpf direct-action obj "$obj" sec tc ||
+		fail "loading $obj failed"
+	if kernel_is next72; then
+		oh_send 198 200 preset-hash -d "$RCV_IP" -p 20000 -n 200 -c 1000 -l 64
+	else
+		oh_send 950 1000 preset-hash -d "$RCV_IP" -p 20000 -n 200 -c 1000 -l 64
+	fi
 }

@@ -67,13 +67,13 @@ refused_under_load() {
 # 2016: quantum 0 made every flow's credit stay <= 0 and dequeue looped for
 # ever (fixed by refusing quantum 0, 6.1 answers EINVAL).
 t_quantum_zero_2016_hang() {
-	if kernel_is stock72; then refused_under_load clamp:256 quantum=0; else refused_under_load EINVAL quantum=0; fi
+	if kernel_is stock72 next72; then refused_under_load clamp:256 quantum=0; else refused_under_load EINVAL quantum=0; fi
 }
 
 # syzbot 2020: quantum 2^31 made the s32 credit negative after one refill:
 # an endless loop. 6.1 bounds quantum to 1 MiB (EINVAL).
 t_quantum_2pow31_syzbot_2020() {
-	if kernel_is stock72; then
+	if kernel_is stock72 next72; then
 		refused_under_load clamp:1048576 quantum=0x80000000
 	else
 		refused_under_load EINVAL quantum=0x80000000

@@ -44,7 +44,7 @@ st_prepare() {
 	local script=$1 d e args=()
 	shift
 	if [ ! -f "$ST/$script" ]; then
-		if kernel_is stock72; then
+		if kernel_is stock72 next72; then
 			case $script in
 			so_txtime.sh) skip "7.2 has no so_txtime.sh: it is drivers/net/so_txtime.py there, a test between two hosts (NetDrvEpEnv: a remote host or a netdevsim pair, the tree's Python library)" ;;
 			test_tc_edt.sh) skip "7.2 has no test_tc_edt.sh: it is a test_progs test there (bpf/prog_tests/test_tc_edt.c), which needs the whole BPF selftest build" ;;

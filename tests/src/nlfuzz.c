@@ -107,8 +107,14 @@
 #define U32MAX 0xffffffffu
 #define QMAX (1u << 20)
 
-enum kern { K_STOCK, K_PATCHED, K_STOCK72 };
-static const char *const kern_name[] = { "stock", "patched", "stock72" };
+enum kern { K_STOCK, K_PATCHED, K_STOCK72, K_NEXT72 };
+static const char *const kern_name[] = { "stock", "patched", "stock72", "next72" };
+
+/* 7.2's fq, stock or with the net-next series (patches/net-next/) */
+static bool is72(enum kern k)
+{
+	return k == K_STOCK72 || k == K_NEXT72;
+}
 /* 7.2's offload_horizon: dumped, never set here. */
 #define FQ_OFFLOAD_HORIZON 18
 #define QMIN72 256u
@@ -885,7 +891,7 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 			}
 			v = get_le(pos + NLA_HDRLEN, r->len);
 			if (r->check == C_POLICY &&
-			    !in(v, r->lo, k == K_STOCK72 && t == TCA_FQ_INITIAL_QUANTUM ? QMAX : r->hi)) {
+			    !in(v, r->lo, is72(k) && t == TCA_FQ_INITIAL_QUANTUM ? QMAX : r->hi)) {
 				p->err = -ERANGE;
 				p->why = "policy range";
 				goto rejected;
@@ -905,7 +911,7 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 			}
 			if (alen != want) {
 				p->err = -ERANGE;
-				if (k == K_STOCK72) {
+				if (is72(k)) {
 					/* 7.2 parses its options without extack */
 					p->why = "exact length (policy), no extack";
 					goto rejected;
@@ -938,7 +944,7 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 		if (!have[t])
 			continue;
 		/* 7.2 clamps quantum instead */
-		if (k == K_STOCK72 && t == TCA_FQ_QUANTUM)
+		if (is72(k) && t == TCA_FQ_QUANTUM)
 			continue;
 		if (r->check == C_CHANGE && !in(val[t], r->lo, r->hi)) {
 			nbadv++;
@@ -953,8 +959,17 @@ static void predict(enum kern k, const struct tcase *c, const uint32_t *base,
 			}
 		}
 	}
-	if (k == K_STOCK72) {
+	if (is72(k)) {
 		predict72(c, val, have, have_map, have_w, &nb, p);
+		/* The net-next series checks every value before it applies
+		 * any (fq_validate()): the same answers, nothing applied.
+		 */
+		if (k == K_NEXT72 && p->err) {
+			memcpy(p->v, base, sizeof(p->v));
+			p->b = *bbase;
+			p->napplied = 0;
+			p->why = "value out of range, nothing applied";
+		}
 		return;
 	}
 	/* Ours: the bands (the last one of each type counts, as for the rest) */
@@ -1128,7 +1143,7 @@ static int opt_cb(const struct nlattr *a, void *data)
 		st->w_len = mnl_attr_get_payload_len(a);
 		memcpy(st->b.w, mnl_attr_get_payload(a),
 		       st->w_len < WEIGHTS_LEN ? st->w_len : WEIGHTS_LEN);
-	} else if (t == FQ_OFFLOAD_HORIZON && kernel == K_STOCK72 &&
+	} else if (t == FQ_OFFLOAD_HORIZON && is72(kernel) &&
 		   mnl_attr_get_payload_len(a) == 4 && !mnl_attr_get_u32(a)) {
 		/* 7.2 dumps it; no device here offloads pacing: 0 */
 	} else {
@@ -1329,7 +1344,7 @@ static void sane(const struct fqstate *st)
 					break;
 				}
 	}
-	if (!in(st->v[TCA_FQ_QUANTUM], kernel == K_STOCK72 ? QMIN72 : 1, QMAX))
+	if (!in(st->v[TCA_FQ_QUANTUM], is72(kernel) ? QMIN72 : 1, QMAX))
 		bad("quantum %u outside 1..2^20", st->v[TCA_FQ_QUANTUM]);
 	if (st->v[TCA_FQ_INITIAL_QUANTUM] > INT_MAX)
 		bad("initial_quantum %u out of range", st->v[TCA_FQ_INITIAL_QUANTUM]);
@@ -1719,7 +1734,7 @@ static int fail_change(unsigned int log)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: nlfuzz --dev DEV [--kernel stock|patched|stock72] [--parent root|MAJ:MIN]\n"
+		"usage: nlfuzz --dev DEV [--kernel stock|patched|stock72|next72] [--parent root|MAJ:MIN]\n"
 		"              [--handle MAJ:] [--modes create,change,replace] [--limit-test]\n"
 		"              [--only SUBSTR] [--quiet]\n"
 		"       nlfuzz --dev DEV --fail-change LOG\n"
@@ -1749,10 +1764,14 @@ int main(int argc, char **argv)
 	int opt, i, one = 1, t, m;
 	struct timespec t0, t1;
 
-	if (kenv && !strcmp(kenv, "patched"))
+	if (getenv("FQP_BASE") && !strcmp(getenv("FQP_BASE"), "7.2")) {
+		if (kenv && !strcmp(kenv, "stock"))
+			kernel = K_STOCK72;
+		else if (kenv && !strcmp(kenv, "patched"))
+			kernel = K_NEXT72;
+	} else if (kenv && !strcmp(kenv, "patched")) {
 		kernel = K_PATCHED;
-	else if (kenv && !strcmp(kenv, "stock") && getenv("FQP_BASE") && !strcmp(getenv("FQP_BASE"), "7.2"))
-		kernel = K_STOCK72;
+	}
 	while ((opt = getopt_long(argc, argv, "", lo, NULL)) != -1) {
 		switch (opt) {
 		case 'd': dev = optarg; break;
@@ -1763,6 +1782,8 @@ int main(int argc, char **argv)
 				kernel = K_PATCHED;
 			else if (!strcmp(optarg, "stock72"))
 				kernel = K_STOCK72;
+			else if (!strcmp(optarg, "next72"))
+				kernel = K_NEXT72;
 			else
 				usage();
 			break;

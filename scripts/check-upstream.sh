@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# The checks netdev's patchwork runs, on every upstream patch in order
+# (patches/net/ then patches/net-next/, applied to linux-source-7.2), as
+# TAP. Run through scripts/check-series.sh --base 7.2. For each patch:
+#   checkpatch     checkpatch --strict (netdev's 80 columns) is clean
+#   applies        quilt push of the patch onto the ones before it
+#   builds         the test kernel (x86_64, gcc) builds: bisectable
+#   w1_sparse_m    the .c files the series touches, in a build with sch_fq
+#                  as a module (cross.config + check-module.config): gcc
+#                  W=1 and sparse C=2 warnings no more than on 7.2 before
+#                  the series, file by file; vmlinux and the modules link
+#   kernel_doc     scripts/kernel-doc -none on the touched .c files: no
+#                  more complaints than before the series
+#   i386           the touched objects cross-build for i386
+#   clang_w1       the touched objects with clang at W=1 (LLVM=1), when a
+#                  clang >= 17 is installed (7.2's minimum); else a SKIP
+# The tree ends fully patched, and its test kernel built.
+# Logs: $FQP_CACHE/logs/check-series-7.2/.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+[ $# = 0 ] || { echo "usage: $0 (no options; scripts/check-series.sh --base 7.2 runs it)" >&2; exit 2; }
+set_base 7.2
+ensure_packages sparse python3
+"$FQP_ROOT/scripts/prepare-tree.sh"
+mapfile -t patches < <(series_patches)
+logdir=$FQP_CACHE/logs/check-series-7.2
+mkdir -p "$logdir"
+export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}
+export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
+	KBUILD_BUILD_USER=fq-pacing KBUILD_BUILD_HOST=check
+
+# The .c files the whole series touches that make builds as objects.
+touched_c() {
+	local p f
+	for p in "${patches[@]}"; do
+		sed -nE 's|^\+\+\+ b/(.*\.c)$|\1|p' "$FQP_ROOT/patches/$p"
+	done | sort -u | while read -r f; do
+		f=${f%.c}
+		! grep -qw "${f##*/}\.o" "$FQP_PATCHED/$(dirname "$f")/Makefile" 2>/dev/null || echo "$f.c"
+	done
+}
+mapfile -t cfiles < <(touched_c)
+objs=("${cfiles[@]/%.c/.o}")
+[ ${#objs[@]} -gt 0 ] || die "the upstream patches touch no .c file that builds as an object" "check patches/net*/series"
+
+# A clang new enough for 7.2, if any is installed.
+clang_bin=''
+for v in 21 20 19 18 17; do
+	if command -v "clang-$v" >/dev/null && command -v "ld.lld-$v" >/dev/null; then
+		clang_bin=$v
+		break
+	fi
+done
+
+checks=(checkpatch applies builds w1_sparse_m kernel_doc i386 clang_w1)
+echo "TAP version 13"
+echo "1..$((${#checks[@]} * ${#patches[@]}))"
+n=0 pass=0 failn=0 skipn=0
+result() {
+	n=$((n + 1))
+	case $1 in
+	0) echo "ok $n $2"; pass=$((pass + 1)) ;;
+	skip) echo "ok $n $2 # SKIP $3"; skipn=$((skipn + 1)) ;;
+	*) echo "not ok $n $2"; failn=$((failn + 1)) ;;
+	esac
+}
+# tail_log LOG: the end of a failed step's log, as TAP comments, and its path.
+tail_log() { tail -n 15 "$1" | sed 's/^/# /'; echo "# log: $1"; }
+
+# The W=1 + sparse + module build: one O= dir, configured once.
+mod_out=$FQP_BUILD/check72-module
+mod_mk=(make -C "$FQP_PATCHED" O="$mod_out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
+mod_frags=("$FQP_ROOT/config-fragments/cross.config" "$FQP_ROOT/config-fragments/check-module.config")
+mod_configure() {
+	local h
+	h=$(cat "${mod_frags[@]}" | sha256sum | cut -c1-16)
+	[ -f "$mod_out/.config" ] && [ "$(cat "$mod_out/.fqp-config" 2>/dev/null)" = "$h" ] && return 0
+	mkdir -p "$mod_out"
+	kconfig_make "$FQP_PATCHED" "$mod_out" "$logdir/module-config.log" tinyconfig "${mod_frags[@]}" -- "${mod_mk[@]}"
+	config_check "$mod_out/.config" "${mod_frags[@]}" ||
+		die "the module check's config did not stick ($mod_out/.config)" "fix config-fragments/check-module.config"
+	echo "$h" >"$mod_out/.fqp-config"
+}
+
+# warn_counts LOG: "file count" per touched file, of gcc and sparse
+# warnings in LOG (sparse says "warning:" too; both name the file).
+warn_counts() {
+	local f
+	for f in "${cfiles[@]}"; do
+		printf '%s %s\n' "$f" "$(grep -cE "(^|/)${f//./\\.}:[0-9]+:[0-9]+: (warning|error):" "$1" || true)"
+	done
+}
+
+# w1_sparse LOG: the touched objects with W=1 and C=2 (each recompiled:
+# the flags changed), then vmlinux and the modules (modpost).
+w1_sparse() {
+	{ "${mod_mk[@]}" W=1 C=2 "${objs[@]}" && "${mod_mk[@]}" vmlinux modules; } >"$1" 2>&1
+}
+
+# kdoc LOG: kernel-doc's complaints about the touched files.
+kdoc() {
+	(cd "$FQP_PATCHED" && for f in "${cfiles[@]}"; do scripts/kernel-doc -none "$f"; done) >"$1" 2>&1 || true
+	grep -cE 'warning|error' "$1" || true
+}
+
+# clang_objs LOG: the touched objects with clang at W=1, own O= dir.
+clang_objs() {
+	local out=$FQP_BUILD/check72-clang
+	local -a mk=(make -C "$FQP_PATCHED" O="$out" ARCH=x86_64 LLVM="-$clang_bin" CC="ccache clang-$clang_bin" -j"$(nproc)")
+	mkdir -p "$out"
+	if [ ! -f "$out/.config" ]; then
+		kconfig_make "$FQP_PATCHED" "$out" "$logdir/clang-config.log" tinyconfig "${mod_frags[@]}" -- "${mk[@]}"
+	fi
+	"${mk[@]}" W=1 "${objs[@]}" >"$1" 2>&1 || return 1
+	! grep -qE ': (warning|error):' "$1"
+}
+
+# Baseline: 7.2 before the series.
+quilt_pop_all "$FQP_PATCHED" || die "quilt pop -a failed in $FQP_PATCHED" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+log "baseline: the touched files (${cfiles[*]}) on 7.2 before the series"
+mod_configure
+w1_sparse "$logdir/baseline-w1.log" ||
+	die "7.2 itself does not build with W=1 C=2 (log: $logdir/baseline-w1.log)" "read the log: a missing tool (sparse)?"
+base_warn=$(warn_counts "$logdir/baseline-w1.log")
+base_kdoc=$(kdoc "$logdir/baseline-kdoc.log")
+log "baseline: warnings per file: $(tr '\n' ' ' <<<"$base_warn"); kernel-doc: $base_kdoc"
+
+for p in "${patches[@]}"; do
+	tag=$(basename "$(dirname "$p")")_$(basename "$p" | cut -c1-4)
+	r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
+	printf '%s\n' "$r" >"$logdir/checkpatch-$tag.log"
+	if [ -n "$r" ]; then
+		sed 's/^/# /' <<<"$r" | head -n 20
+		result 1 "checkpatch_$tag"
+	else
+		result 0 "checkpatch_$tag"
+	fi
+	if ! (cd "$FQP_PATCHED" && quilt push -q) >"$logdir/push-$tag.log" 2>&1; then
+		tail_log "$logdir/push-$tag.log"
+		result 1 "applies_$tag"
+		for c in "${checks[@]:2}"; do result 1 "${c}_$tag # not applied"; done
+		continue
+	fi
+	result 0 "applies_$tag"
+	rc=0
+	"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --src "$FQP_PATCHED" \
+		--out "$FQP_BUILD/patched72-test" --tree patched --config test \
+		>"$logdir/build-$tag.log" 2>&1 || rc=1
+	[ "$rc" = 0 ] || tail_log "$logdir/build-$tag.log"
+	result "$rc" "builds_$tag"
+	rc=0
+	w1_sparse "$logdir/w1-$tag.log" || rc=1
+	if [ "$rc" = 0 ]; then
+		now=$(warn_counts "$logdir/w1-$tag.log")
+		more=$(join <(sort <<<"$base_warn") <(sort <<<"$now") | awk '$3 > $2 {printf "%s %d -> %d; ", $1, $2, $3}')
+		if [ -n "$more" ]; then
+			echo "# new W=1/sparse warnings: $more"
+			grep -E ': (warning|error):' "$logdir/w1-$tag.log" | head -n 10 | sed 's/^/# /'
+			rc=1
+		fi
+	else
+		tail_log "$logdir/w1-$tag.log"
+	fi
+	result "$rc" "w1_sparse_m_$tag"
+	k=$(kdoc "$logdir/kdoc-$tag.log")
+	if [ "$k" -gt "$base_kdoc" ]; then
+		echo "# kernel-doc: $k complaints, $base_kdoc before the series"
+		head -n 10 "$logdir/kdoc-$tag.log" | sed 's/^/# /'
+		result 1 "kernel_doc_$tag"
+	else
+		result 0 "kernel_doc_$tag"
+	fi
+	rc=0
+	"$FQP_ROOT/scripts/cross-build.sh" --base 7.2 --arch i386 --src "$FQP_PATCHED" >"$logdir/i386-$tag.log" 2>&1 || rc=1
+	[ "$rc" = 0 ] || tail_log "$logdir/i386-$tag.log"
+	result "$rc" "i386_$tag"
+	if [ -z "$clang_bin" ]; then
+		result skip "clang_w1_$tag" "no clang >= 17 with ld.lld on this host (7.2 needs LLVM 17.0.1; bookworm's newest is 16)"
+	else
+		rc=0
+		clang_objs "$logdir/clang-$tag.log" || rc=1
+		[ "$rc" = 0 ] || tail_log "$logdir/clang-$tag.log"
+		result "$rc" "clang_w1_$tag"
+	fi
+done
+# Fully pushed: mark the tree current so nothing re-applies it.
+[ "$(cd "$FQP_PATCHED" && quilt applied 2>/dev/null | wc -l)" != "${#patches[@]}" ] ||
+	series_hash >"$FQP_PATCHED/.fqp-series"
+echo "$pass passed, $failn failed, $skipn skipped"
+[ "$failn" = 0 ]
