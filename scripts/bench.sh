@@ -46,8 +46,11 @@ usage() {
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
           [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--kernels K[,K]]
   --kernels K,...  the kernels, booted in turn (default stock,patched):
-                 stock (6.1), patched (the series), stock72 (stock 7.2);
-                 stock and patched are always among them (the ratios)
+                 stock (6.1), patched (the series), stock72 (stock 7.2),
+                 patched72 (7.2 with patches/net/ and patches/net-next/),
+                 patched72-N (7.2 with the net fixes and the first N
+                 net-next patches: each patch's own effect); either stock
+                 and patched or stock72 and a patched72 are among them
   --clock exact  (default under TCG) QEMU icount, 1 vCPU: guest instructions
                  per packet / per MB, deterministic; each point also through
                  pfifo (fq cost = fq - pfifo). A headline point whose boots
@@ -102,16 +105,23 @@ while [ $# -gt 0 ]; do
 done
 case ${clock:-auto} in auto | exact | wall) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
 
-ksel=$(select_names kernel "$kernels" stock patched stock72) || usage
-mapfile -t KERNELS <<<"$ksel"
+KERNELS=()
+IFS=, read -ra klist <<<"$kernels"
+for k in "${klist[@]}"; do
+	[[ $k =~ ^(stock|patched|stock72|patched72|patched72-[0-9]+)$ ]] ||
+		{ echo "unknown kernel: '$k' (known: stock patched stock72 patched72 patched72-N)" >&2; usage; }
+	KERNELS+=("$k")
+done
 [[ " ${KERNELS[*]} " == *" stock "* && " ${KERNELS[*]} " == *" patched "* ]] ||
-	{ echo "bad --kernels: '$kernels' (stock and patched are always measured)" >&2; usage; }
+	[[ " ${KERNELS[*]} " == *" stock72 "* && " ${KERNELS[*]} " == *" patched72"* ]] ||
+	{ echo "bad --kernels: '$kernels' (stock and patched, or stock72 and a patched72, are the ratios)" >&2; usage; }
 
 # kernel_opts K: boot-and-test.sh's and build-kernel.sh's base and tree
 # options for kernel K (its name is also its build dir's: build/K-bench).
 kernel_opts() {
 	case $1 in
 	stock72) echo "--base 7.2 stock" ;;
+	patched72*) echo "--base 7.2 patched" ;;
 	*) echo "--base 6.1 $1" ;;
 	esac
 }
@@ -121,10 +131,14 @@ ensure_packages gnuplot-nox
 # measurement, and no build runs beside a measuring guest.
 for k in "${KERNELS[@]}"; do
 	read -r _ b t <<<"$(kernel_opts "$k")"
-	"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config bench
+	if [[ $k == patched72-* ]]; then
+		build_upstream_prefix "${k#patched72-}" bench
+	else
+		"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config bench
+	fi
 done
 export FQP_STEP=bench
-bz=$FQP_BUILD/patched-bench/arch/x86/boot/bzImage
+bz=$FQP_BUILD/${KERNELS[1]}-bench/arch/x86/boot/bzImage
 [ -n "$clock" ] || clock=$(auto_clock "$bz")
 accel=$(clock_accel "$clock" "$bz")
 if [ "$clock" = exact ]; then
@@ -213,6 +227,8 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
 if [[ " ${KERNELS[*]} " == *" stock72 "* ]]; then
 	(set_base 7.2 && echo "$(base_version), $(base_package)") >"$rundir/base72.txt"
+	# Which upstream patch each patched72-N kernel ends with.
+	(set_base 7.2 && series_patches) >"$rundir/series72.txt"
 fi
 
 log "benchmark: ${selected[*]}; $reps boots per kernel under ${accel^^}, clock $clock ($smp vCPU), alternating; run directory $rundir"
@@ -233,7 +249,9 @@ for rep in $(seq "$reps"); do
 		[ "$insn" = 0 ] || prof=(--insn-profile "$out/insn.counts")
 		[ "$cache" = 0 ] || prof+=(--cache-model "$out/cache")
 		read -r _ b t <<<"$(kernel_opts "$k")"
-		"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" \
+		kimg=()
+		[[ $k != patched72-* ]] || kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
+		"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
 			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
 		# The kernel this boot ran: the next boot may rebuild it.
@@ -257,9 +275,13 @@ done
 
 if [ "$insn" = 1 ]; then
 	for rep in $(seq "$reps"); do
-		b=$rundir/$rep-patched
+		# Each kernel against the series, or against 7.2's whole
+		# upstream series in a run without the 6.1 pair.
+		ref=patched
+		[[ " ${KERNELS[*]} " == *" patched "* ]] || ref=patched72
+		b=$rundir/$rep-$ref
 		for k in "${KERNELS[@]}"; do
-			[ "$k" != patched ] || continue
+			[ "$k" != "$ref" ] || continue
 			a=$rundir/$rep-$k sfx=''
 			[ "$k" = stock ] || sfx=-$k
 			if [ -f "$a/insn.counts" ] && [ -f "$b/insn.counts" ]; then

@@ -363,6 +363,45 @@ quilt_pop_all() {
 	(cd "$tree" && while read -r f; do [ -z "$f" ] || [ ! -e "$f" ] || touch "$f"; done <<<"$files")
 }
 
+# quilt_touch TREE: touch every file the applied and the popped patches
+# touched (quilt restores old mtimes; make would keep stale objects).
+quilt_touch() {
+	local p f
+	series_patches | while read -r p; do
+		sed -nE 's|^\+\+\+ b/([^[:space:]]+).*$|\1|p' "$FQP_ROOT/patches/$p"
+	done | sort -u | while read -r f; do
+		[ ! -e "$1/$f" ] || touch "$1/$f"
+	done
+}
+
+# build_upstream_prefix N CONFIG: the 7.2 kernel with the net fixes and the
+# first N net-next patches, built from the patched 7.2 tree (popped to that
+# level and pushed back, under its lock) into build/patched72-N-CONFIG:
+# the same source paths as the whole series' build, so ccache reuses it.
+build_upstream_prefix() {
+	local n=$1 config=$2 total level nnet=0
+	(
+		set_base 7.2
+		"$FQP_ROOT/scripts/prepare-tree.sh"
+		with_lock "$FQP_CACHE/.tree-7.2-lock"
+		[ ! -f "$FQP_ROOT/patches/net/series" ] || nnet=$(series_file_patches "$FQP_ROOT/patches/net/series" | wc -l)
+		total=$(series_patches | wc -l) level=$((nnet + n))
+		[ "$level" -le "$total" ] || die "patched72-$n: there are only $((total - nnet)) net-next patches" "pick N <= $((total - nnet))"
+		(cd "$FQP_PATCHED" && if [ "$level" = 0 ]; then quilt pop -q -a; else
+			quilt pop -q "$(series_patches | sed -n "${level}p")" || [ "$level" = "$total" ]; fi
+		) >"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
+			die "quilt pop to patch $level failed (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+		quilt_touch "$FQP_PATCHED"
+		local rc=0
+		"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --tree patched --config "$config" \
+			--src "$FQP_PATCHED" --out "$FQP_BUILD/patched72-$n-$config" || rc=$?
+		(cd "$FQP_PATCHED" && quilt push -q -a) >>"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
+			die "quilt push -a failed after the prefix build (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+		quilt_touch "$FQP_PATCHED"
+		return "$rc"
+	)
+}
+
 # with_lock FILE: hold an exclusive lock on FILE until the script exits, so
 # two runs never build into the same directory at once.
 with_lock() {

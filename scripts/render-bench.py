@@ -242,6 +242,8 @@ def stats(xs):
 
 def render_exact(rundir, meta, vals, order):
     """Tables, plots and the gate for an exact-clock run; returns the exit status."""
+    if not any(vals[k].get("stock") for k in order):
+        return render_next72_only(rundir, meta, vals, order)
     rows = []
     for key in order:
         wl, var, metric, unit = key
@@ -350,6 +352,10 @@ def render_exact(rundir, meta, vals, order):
         lines72, bad72 = render_vs72(rundir, vals, order)
         md.extend(lines72)
         bad.extend(bad72)
+        if next72_kernels(vals, order):
+            lines72, bad72 = render_next72(rundir, vals, order)
+            md.extend(lines72)
+            bad.extend(bad72)
     other_bad = [r for r in rows if not r["headline"] and r["flagged"]]
     if bad:
         md.append("**Determinism gate FAILED**: %d headline point(s) spread more than %.1f %%: %s." % (
@@ -540,6 +546,120 @@ def render_vs72(rundir, vals, order):
                 sp(wl, var, metric, "stock72"), verdict))
     md.append("")
     return md, bad
+
+
+def next72_kernels(vals, order):
+    """The 7.2 kernels with upstream patches in the run, in patch order:
+    patched72-N by N, then patched72 (the whole upstream series)."""
+    ks = {k for key in order for k in vals[key] if k.startswith("patched72") and vals[key][k]}
+    return sorted((k for k in ks if k != "patched72"), key=lambda k: int(k.split("-")[1])) + \
+        (["patched72"] if "patched72" in ks else [])
+
+
+# Targets, the whole upstream series (patches/net-next/) against stock 7.2.
+TARGETS_NEXT72 = (("pktgen", "fq_cost", 0.8, "fq cost over pfifo, idle qdisc"),
+                  ("backlog", "fq_cost", 0.7, "fq cost under a standing backlog"),
+                  ("pacing", "fq_cost", 0.7, "fq cost, paced release"))
+
+
+def render_next72(rundir, vals, order):
+    """Stock 7.2 against 7.2 with the upstream patches: each patched72-N
+    kernel (the net fixes and the first N net-next patches) and the whole
+    series, fq cost per point and its ratio to stock 7.2; the targets; the
+    headline rows whose boots spread more than GATE."""
+    ks = ["stock72"] + next72_kernels(vals, order)
+    if len(ks) == 1:
+        return ["", "No 7.2 kernel with the upstream patches came back with rows.", ""], []
+    names = {}
+    try:
+        series = [ln.strip() for ln in open(os.path.join(rundir, "series72.txt")) if ln.strip()]
+    except OSError:
+        series = []
+    nnet = sum(1 for p in series if p.startswith("net/"))
+    for k in ks[1:]:
+        if k == "patched72":
+            names[k] = "whole series"
+        else:
+            n = int(k.split("-")[1])
+            p = series[nnet + n - 1] if 0 < n and nnet + n <= len(series) else ""
+            names[k] = "+%d%s" % (n, (" (%s)" % p.split("/")[-1][:9]) if p else "")
+    st = {key: {k: stats(vals[key].get(k, [])) for k in ks} for key in order}
+    byk = {key[:3]: key for key in order}
+
+    def m(wl, var, metric, k):
+        key = byk.get((wl, var, metric))
+        return st[key][k]["median"] if key and st[key][k] else None
+
+    def spread(wl, var, k):
+        xs = [st[byk[(wl, var, mt)]][k]["spread"] for mt in ("fq_insn", "pfifo_insn", "fq_cost")
+              if (wl, var, mt) in byk and st[byk[(wl, var, mt)]][k] and
+              st[byk[(wl, var, mt)]][k]["spread"] is not None]
+        return max(xs) if xs else None
+
+    def q(a, b):
+        return "%.3f" % (a / b) if a is not None and b and b > 0 else "n/a"
+
+    def num(v):
+        return "-" if v is None else ("%.0f" % v if abs(v) >= 100 else "%.3g" % v)
+
+    md = ["", "The upstream patches on stock 7.2 (%s), same run: fq cost (instructions per packet "
+          "over pfifo, or the metric's own unit) of stock 7.2 and of each kernel with the first N "
+          "net-next patches (after patches/net/), and its ratio to stock 7.2; the step from one "
+          "column to the next is that patch's own effect. Spread: largest over the boots." % (
+              open(os.path.join(rundir, "base72.txt")).read().strip()
+              if os.path.exists(os.path.join(rundir, "base72.txt")) else "sid's linux-source-7.2"), "",
+          "| point | pfifo 7.2 | fq cost 7.2 | " + " | ".join("%s (x 7.2)" % names[k] for k in ks[1:]) +
+          " | worst spread |",
+          "|---|---|---|" + "---|" * (len(ks) - 1) + "---|"]
+    bad = []
+    pts = [(wl, var, "fq_cost") for wl, var, metric, _ in order
+           if metric == "fq_insn" and wl in ("pktgen", "backlog")]
+    pts += [(wl, var, metric) for wl, var, metric, _ in order
+            if wl not in ("pktgen", "backlog", "profile") and metric in ("fq_cost", "late_p99", "object_size")]
+    for wl, var, metric in pts:
+        base = m(wl, var, metric, "stock72")
+        sps = [spread(wl, var, k) for k in ks]
+        worst = max([x for x in sps if x is not None], default=None)
+        if wl in ("pktgen", "backlog") and worst is not None and worst > GATE:
+            bad.append(dict(workload=wl, variant=var, metric="fq/pfifo", flagged=["7.2 upstream"]))
+        label = var if wl == "pktgen" else "%s %s%s" % (wl, var, "" if metric == "fq_cost" else " " + metric)
+        md.append("| %s | %s | %s | %s | %s |" % (
+            label, num(m(wl, var, "pfifo_insn", "stock72")), num(base),
+            " | ".join("%s (%s)" % (num(m(wl, var, metric, k)), q(m(wl, var, metric, k), base)) for k in ks[1:]),
+            "-" if worst is None else "%.2f%%" % (100 * worst)))
+    whole = ks[-1]
+    md += ["", "Targets, %s against stock 7.2 (same run):" % names[whole], "",
+           "| target point | target | 7.2 | series | series/7.2 | verdict |", "|---|---|---|---|---|---|"]
+    for wl0, metric, limit, what in TARGETS_NEXT72:
+        for wl, var, mt, _ in order:
+            if wl != wl0 or mt != metric:
+                continue
+            a, b = m(wl, var, metric, "stock72"), m(wl, var, metric, whole)
+            r = b / a if a and b is not None and a > 0 else None
+            verdict = "not measured" if r is None else ("met" if round(r, 3) <= limit else "**missed**")
+            md.append("| %s, %s | <= %.2fx | %s | %s | %s | %s |" % (
+                what, var, limit, num(a), num(b), "%.3f" % r if r is not None else "-", verdict))
+    md.append("")
+    return md, bad
+
+
+def render_next72_only(rundir, meta, vals, order):
+    """A run of 7.2 kernels only (bench.sh --kernels stock72,patched72...)."""
+    md = ["Run %s, %s, clock exact (-icount shift=0: 1 guest instruction per guest ns), "
+          "%s boots per kernel (alternating), guest %s; %s; %s s wall for the whole run." % (
+              meta.get("date", "?"), meta.get("accel", "?").upper(), meta.get("reps", "?"),
+              meta.get("guest", "?"), meta.get("mode", "full"), meta.get("wall_seconds", "?"))]
+    lines, bad = render_next72(rundir, vals, order)
+    md.extend(lines)
+    if bad:
+        md.append("**Determinism gate FAILED**: %s." % "; ".join(
+            "%s %s" % (r["workload"], r["variant"]) for r in bad))
+    else:
+        md.append("Determinism gate: every headline point within %.1f %%." % (100 * GATE))
+    text = "\n".join(md) + "\n"
+    open(os.path.join(rundir, "bench.md"), "w").write(text)
+    sys.stdout.write(text)
+    return 3 if bad else 0
 
 
 def plots_exact(rundir, rows):

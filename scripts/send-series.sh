@@ -1,9 +1,16 @@
 #!/usr/bin/env bash
-# Send the series upstream with git send-email. Dry run unless --send.
-# netdev wants patches tested on net-next, not on a distro tree: rebase the
-# authoring branch onto net-next (git am the patches there) and re-test
-# before a real send. This script checks and prepares; it never sends
-# without --send.
+# Send a series upstream with git send-email. Dry run unless --send.
+#   --series 6.1         the 6.1 series (patches/, the authoring repo), as
+#                        [PATCH net-next vN]: netdev wants it rebased onto
+#                        net-next and re-tested before a real send
+#   --series net-next    the upstream series on 7.2 (patches/net-next/, its
+#                        authoring repo), [PATCH net-next vN], To netdev
+#   --series net         the fixes for net (patches/net/), [PATCH net vN]
+#   --series stable-6.1, stable-6.12
+#                        the stable backports (patches/stable-*/),
+#                        [PATCH 6.1.y] / [PATCH 6.12.y], To stable@
+# Cc: get_maintainer.pl of the tree the series applies to. This script
+# checks and prepares; it never sends without --send.
 # From and Signed-off-by are the sender's git identity (user.name and
 # user.email, or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL); --send refuses while it
 # is unset, the fq-pacing placeholder, or on a reserved example domain.
@@ -14,16 +21,18 @@
 
 usage() {
 	cat >&2 <<USAGE
-usage: $0 [--send] [--to ADDR] [--version N]
-  default: format the series as [PATCH net-next vN], run checkpatch --strict
-  and get_maintainer.pl, and show what git send-email would send (--dry-run):
-  per mail its From, To, Cc and Subject, and send-email's Dry-OK
+usage: $0 [--series 6.1|net-next|net|stable-6.1|stable-6.12] [--send] [--to ADDR] [--version N]
+  default: format the series (default 6.1) as its tree wants it, run
+  checkpatch --strict and get_maintainer.pl, and show what git send-email
+  would send (--dry-run): per mail its From, To, Cc and Subject, and
+  send-email's Dry-OK
 USAGE
 	exit 2
 }
-send=0 to='' version=1
+send=0 to='' version=1 series=6.1
 while [ $# -gt 0 ]; do
 	case $1 in
+	--series) series=${2:-}; shift ;;
 	--send) send=1 ;;
 	--to) to=${2:-}; shift ;;
 	--version) version=${2:-}; shift ;;
@@ -33,6 +42,94 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [[ $version =~ ^[0-9]+$ ]] || usage
+
+# Per series: where its mails come from (the base's authoring repo, or the
+# quilt directory under patches/), the tree get_maintainer.pl and
+# checkpatch.pl run in, the subject prefix, the list it goes to, and what
+# to say before a real send.
+case $series in
+6.1)
+	set_base 6.1
+	tree=$FQP_AUTHOR prefix='PATCH net-next' list=netdev@vger.kernel.org
+	caveat="this series was tested on Debian's linux-source-6.1, not on net-next: rebase and re-test before --send"
+	;;
+net-next)
+	set_base 7.2
+	tree=$FQP_AUTHOR prefix='PATCH net-next' list=netdev@vger.kernel.org
+	caveat="tested on Debian's linux-source-7.2 ($(base_version)): git am it onto net-next's tip and re-run the tests there before --send"
+	;;
+net)
+	set_base 7.2
+	tree=$FQP_STOCK prefix='PATCH net' list=netdev@vger.kernel.org
+	caveat="tested on Debian's linux-source-7.2 ($(base_version)): check that net's tip still has the bug before --send"
+	;;
+stable-6.1 | stable-6.12)
+	tree=$FQP_CACHE/stock
+	[ "$series" = stable-6.1 ] || tree=$FQP_CACHE/stock-6.12
+	prefix="PATCH ${series#stable-}.y" list=stable@vger.kernel.org
+	caveat="tested on Debian's linux-source-${series#stable-}: check that the latest ${series#stable-}.y still has the bug before --send"
+	;;
+*) echo "unknown series: '$series'" >&2; usage ;;
+esac
+# remail IN OUT IDENT PREFIX VERSION I N: a git format-patch mail of a quilt
+# directory, as the sender sends it: From is IDENT (the mail's own author
+# goes into the body as "From:" when it is someone else, as git
+# format-patch --from writes it), the Subject's tag is [PREFIX vVERSION I/N]
+# ([PREFIX vVERSION] for a single patch), and the trailers end with IDENT's
+# Signed-off-by, once; a placeholder's Signed-off-by is dropped.
+remail() {
+	python3 - "$@" "$FQP_PLACEHOLDER_NAME" "$FQP_PLACEHOLDER_EMAIL" <<'PY'
+import re
+import sys
+src, dst, ident, prefix, version, i, n, ph_name, ph_email = sys.argv[1:]
+text = open(src).read()
+head, sep, body = text.partition("\n\n")
+if not sep:
+    sys.exit("%s: no blank line after the headers" % src)
+lines = head.split("\n")
+hdrs = []
+for ln in lines:
+    if ln[:1] in (" ", "\t") and hdrs:
+        hdrs[-1] += " " + ln.strip()
+    else:
+        hdrs.append(ln)
+author = next((h[6:] for h in hdrs if h.startswith("From: ")), "")
+tag = "[%s v%s%s]" % (prefix, version, "" if n == "1" else " %s/%s" % (i, n))
+out = []
+for h in hdrs:
+    if h.startswith("From: "):
+        h = "From: " + ident
+    elif h.startswith("Subject: "):
+        h = "Subject: " + tag + " " + re.sub(r"^(\[[^]]*\]\s*)+", "", h[9:])
+    out.append(h)
+msg, dashes, rest = body.partition("\n---\n")
+if not dashes:
+    sys.exit("%s: no --- line before the diffstat" % src)
+placeholder = author and (ph_name in author or ph_email in author.lower())
+keep = [ln for ln in msg.rstrip("\n").split("\n")
+        if not (ln.startswith("Signed-off-by: ") and
+                (ph_name in ln or ph_email in ln.lower() or ln == "Signed-off-by: " + ident))]
+if author and not placeholder and author != ident:
+    keep = ["From: " + author, ""] + keep
+keep.append("Signed-off-by: " + ident)
+open(dst, "w").write("\n".join(out) + "\n\n" + "\n".join(keep) + "\n---\n" + rest)
+PY
+}
+
+qdir=''
+case $series in net | stable-*) qdir=$FQP_ROOT/patches/$series ;; esac
+if [ -n "$qdir" ]; then
+	[ -f "$qdir/series" ] || die "no $qdir/series" "write the series first"
+	[ -f "$tree/scripts/get_maintainer.pl" ] || {
+		if [ "$series" = stable-6.1 ]; then
+			"$FQP_ROOT/scripts/prepare-tree.sh" --base 6.1 --stock-only
+		elif [ "$series" = net ]; then
+			"$FQP_ROOT/scripts/prepare-tree.sh" --base 7.2 --stock-only
+		else
+			die "no 6.12 tree at $tree" "scripts/check-fixes.sh fetches it (trixie's linux-source-6.12)"
+		fi
+	}
+fi
 
 # git send-email and its Recommends: Mail::Address (libmailtools-perl, it
 # dies without it), Email::Valid, and SMTP auth and TLS (Authen::SASL,
@@ -46,26 +143,37 @@ else
 	ident=$(require_sender "the dry run")
 fi
 log "sender (From, Signed-off-by): $ident"
-[ -d "$FQP_AUTHOR/.git" ] || "$FQP_ROOT/scripts/refresh-patches.sh" --init
-out=$FQP_CACHE/outgoing/v$version
+out=$FQP_CACHE/outgoing/$series/v$version
 rm -rf "$out"
 mkdir -p "$out"
-# --base=auto needs an upstream branch; a distro base means nothing upstream.
-base=()
-! git -C "$FQP_AUTHOR" rev-parse -q --verify '@{upstream}' >/dev/null 2>&1 || base=(--base=auto)
-# --thread: the Message-Id and In-Reply-To the mails go out with (send-email
-# keeps them), so the outgoing directory reads as the thread lore will have.
-format_series "$out" "$ident" --thread=shallow --subject-prefix='PATCH net-next' \
-	-v"$version" ${base[@]+"${base[@]}"}
+if [ -z "$qdir" ]; then
+	[ -d "$FQP_AUTHOR/.git" ] || "$FQP_ROOT/scripts/refresh-patches.sh" --base "$FQP_BASE" --init
+	# --base=auto needs an upstream branch; a distro base means nothing upstream.
+	base=()
+	! git -C "$FQP_AUTHOR" rev-parse -q --verify '@{upstream}' >/dev/null 2>&1 || base=(--base=auto)
+	# --thread: the Message-Id and In-Reply-To the mails go out with (send-email
+	# keeps them), so the outgoing directory reads as the thread lore will have.
+	format_series "$out" "$ident" --thread=shallow --subject-prefix="$prefix" \
+		-v"$version" ${base[@]+"${base[@]}"}
+else
+	mapfile -t qp < <(series_file_patches "$qdir/series")
+	[ ${#qp[@]} -gt 0 ] || die "$qdir/series lists no patch" "write the series first"
+	i=0
+	for p in "${qp[@]}"; do
+		i=$((i + 1))
+		remail "$qdir/$p" "$out/v$version-$(printf %04d "$i")-${p#[0-9][0-9][0-9][0-9]-}" \
+			"$ident" "$prefix" "$version" "$i" "${#qp[@]}"
+	done
+fi
 mapfile -t mails < <(find "$out" -maxdepth 1 -name "v$version-*.patch" | sort)
 patches=()
 for p in "${mails[@]}"; do [[ $p == *-0000-cover-letter.patch ]] || patches+=("$p"); done
 [ ${#patches[@]} -gt 0 ] || die "no patch mails in $out" "commit the series in $FQP_AUTHOR (refresh-patches.sh --init)"
-log "formatted ${#mails[@]} mails in $out"
+log "formatted ${#mails[@]} mails of the $series series in $out"
 
 bad=0
 for p in "${patches[@]}"; do
-	r=$(checkpatch_strict "$FQP_AUTHOR" "$p")
+	r=$(checkpatch_strict "$tree" "$p")
 	if [ -n "$r" ]; then
 		printf '%s\n' "$r" >&2
 		warn "checkpatch --strict complains about $(basename "$p")"
@@ -76,10 +184,10 @@ done
 log "checkpatch --strict: clean"
 
 gmlog=$out/get_maintainer.log
-cc=$(cd "$FQP_AUTHOR" && perl scripts/get_maintainer.pl --no-rolestats --no-git \
+cc=$(cd "$tree" && perl scripts/get_maintainer.pl --no-rolestats --no-git \
 	--no-git-fallback "${patches[@]}" 2>"$gmlog") || {
 	cat "$gmlog" >&2
-	die "get_maintainer.pl failed (log: $gmlog)" "run it by hand in $FQP_AUTHOR on $out/*.patch"
+	die "get_maintainer.pl failed (log: $gmlog)" "run it by hand in $tree on $out/*.patch"
 }
 cc=$(grep '@' <<<"$cc" || true)
 [ -n "$cc" ] || die "get_maintainer.pl named nobody for ${patches[*]##*/} (log: $gmlog)" \
@@ -87,17 +195,17 @@ cc=$(grep '@' <<<"$cc" || true)
 printf '%s\n' "$cc" >"$out/maintainers.txt"
 log "get_maintainer.pl (Cc; $out/maintainers.txt):"
 sed 's/^/  /' <<<"$cc" >&2
-to=${to:-netdev@vger.kernel.org}
+to=${to:-$list}
 args=(--from "$ident" --to "$to" --suppress-cc=self)
-while read -r a; do [ -z "$a" ] || args+=(--cc "$a"); done <<<"$cc"
-warn "this series was tested on Debian's linux-source-6.1, not on net-next: rebase and re-test before --send"
+while read -r a; do [ -z "$a" ] || [ "$a" = "$to" ] || args+=(--cc "$a"); done <<<"$cc"
+warn "$caveat"
 if [ "$send" = 1 ]; then
-	git -C "$FQP_AUTHOR" send-email "${args[@]}" "${mails[@]}"
+	git -C "$out" send-email "${args[@]}" "${mails[@]}"
 	exit
 fi
 drylog=$out/send-email-dry-run.log
 log "dry run (add --send to really send; log: $drylog):"
-if ! git -C "$FQP_AUTHOR" send-email --dry-run --confirm=never "${args[@]}" "${mails[@]}" >"$drylog" 2>&1; then
+if ! git -C "$out" send-email --dry-run --confirm=never "${args[@]}" "${mails[@]}" >"$drylog" 2>&1; then
 	tail -n 40 "$drylog" >&2
 	die "git send-email --dry-run failed (log: $drylog)" \
 		"fix what it says above (a missing Perl module: re-run, ensure_packages installs it)"

@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Host-side test of scripts/send-series.sh, reported as TAP: the dry run
-# works and shows every mail (one Dry-OK and its From/To/Subject each), the
+# Host-side test of scripts/send-series.sh, reported as TAP, for every
+# series it sends (the 6.1 series, net-next, net and the stable backports
+# that exist under patches/): the dry run works and shows every mail (one
+# Dry-OK and its From/To/Subject each, the tree's tag and list), the
 # maintainer list is not empty and names netdev, the mails carry the
-# sender's identity (From and Signed-off-by) and no placeholder, `git am`
-# and b4 read them back to the authoring branch's exact tree, and --send
+# sender's identity (From and one Signed-off-by) and no placeholder, and b4
+# reads them back to an mbox that applies to the series' base (for a
+# series from an authoring repo: to the branch's exact tree). --send
 # refuses a placeholder or an unset identity. Never sends: every git in
 # here sees sendemail.smtpServer=/bin/false, so even a broken refusal could
 # not reach a mail server. Logs: $FQP_CACHE/logs/send-series-selftest/.
@@ -24,15 +27,26 @@ ident=$(sender_ident)
 email=${ident##*<}
 email=${email%>}
 logdir=$FQP_CACHE/logs/send-series-selftest
-out=$FQP_CACHE/outgoing/v1
 scratch=$(mktemp -d)
 rm -rf "$logdir"
 mkdir -p "$logdir"
 cleanup() {
-	[ ! -d "$scratch/wt" ] || git -C "$FQP_AUTHOR" worktree remove --force "$scratch/wt" >/dev/null 2>&1 || true
+	local wt
+	for wt in "$scratch"/wt-*; do
+		[ ! -d "$wt" ] || git -C "$(cat "$wt.repo")" worktree remove --force "$wt" >/dev/null 2>&1 || true
+	done
 	rm -rf "$scratch"
 }
 trap cleanup EXIT
+
+# The series send-series.sh sends, those whose patches exist here.
+SERIES=()
+for s in 6.1 net-next net stable-6.1 stable-6.12; do
+	case $s in
+	6.1) SERIES+=("$s") ;;
+	*) [ ! -f "$FQP_ROOT/patches/$s/series" ] || SERIES+=("$s") ;;
+	esac
+done
 
 n=0 pass=0 failn=0
 # check NAME DETAIL CMD...: one TAP line; DETAIL (and the logs) on failure.
@@ -50,81 +64,133 @@ check() {
 	fi
 }
 echo "TAP version 13"
-echo "1..9"
+echo "1..$((6 * ${#SERIES[@]} + 2))"
 
-dry=$logdir/dry-run.out
-dry_run() {
-	"$FQP_ROOT/scripts/send-series.sh" >"$dry" 2>"$logdir/dry-run.err" || { tail -n 20 "$logdir/dry-run.err"; return 1; }
+# The subject tag each series' mails carry, and its list.
+tag_of() {
+	case $1 in
+	6.1 | net-next) echo 'PATCH net-next' ;;
+	net) echo 'PATCH net' ;;
+	stable-*) echo "PATCH ${1#stable-}.y" ;;
+	esac
 }
-log "dry run of scripts/send-series.sh as $ident (log: $logdir/dry-run.err)"
-check dry_run "send-series.sh (dry run) failed (its stderr: $logdir/dry-run.err)" dry_run
-mapfile -t mails < <(find "$out" -maxdepth 1 -name 'v1-*.patch' 2>/dev/null | sort)
-nmails=${#mails[@]}
-npatches=$(series_patches | wc -l)
+list_of() { case $1 in stable-*) echo stable@vger.kernel.org ;; *) echo netdev@vger.kernel.org ;; esac; }
 
-# count_is PATTERN N: N lines of the dry run's output match the ERE PATTERN.
+# count_is FILE PATTERN N: N lines of FILE match the ERE PATTERN.
 count_is() {
 	local c
-	c=$(grep -cE "$1" "$dry" || true)
-	[ "$c" = "$2" ] || { echo "/$1/: $c lines, want $2"; return 1; }
+	c=$(grep -cE "$2" "$1" || true)
+	[ "$c" = "$3" ] || { echo "/$2/: $c lines, want $3"; return 1; }
 }
-dry_ok_per_mail() { [ "$nmails" = $((npatches + 1)) ] && count_is '^  Dry-OK' "$nmails"; }
-headers_per_mail() {
-	count_is "^  From: .*<$email>\$" "$nmails" && count_is '^  To: ' "$nmails" &&
-		count_is "^  Subject: \\[PATCH net-next v1 [0-9]+/$npatches\\] " "$nmails"
-}
-check dry_ok_per_mail "want $((npatches + 1)) mails in $out, each with one Dry-OK" dry_ok_per_mail
-check headers_per_mail "want one From (the sender), To and Subject per mail in the dry run ($dry)" headers_per_mail
-check maintainers_name_netdev "get_maintainer.pl's list ($out/maintainers.txt) is empty or lacks netdev" \
-	grep -qx 'netdev@vger.kernel.org' "$out/maintainers.txt"
 
 # Every patch mail: From and Signed-off-by are the sender, no placeholder.
 identity_ok() {
 	local m
-	[ "$nmails" -gt 0 ] || return 1
-	! grep -liE "$FQP_PLACEHOLDER_EMAIL|$FQP_PLACEHOLDER_NAME" "${mails[@]}" || return 1
-	for m in "${mails[@]}"; do
+	[ $# -gt 0 ] || return 1
+	! grep -liE "$FQP_PLACEHOLDER_EMAIL|$FQP_PLACEHOLDER_NAME" "$@" || return 1
+	for m in "$@"; do
 		# git mailinfo unfolds and decodes the From header.
 		git mailinfo /dev/null /dev/null <"$m" | grep -qxF "Email: $email" ||
 			{ echo "$m: From is not $email"; return 1; }
-		[[ $m == *-0000-cover-letter.patch ]] || grep -qxF "Signed-off-by: $ident" "$m" ||
-			{ echo "$m: no 'Signed-off-by: $ident'"; return 1; }
+		[[ $m == *-0000-cover-letter.patch ]] || [ "$(grep -cxF "Signed-off-by: $ident" "$m")" = 1 ] ||
+			{ echo "$m: not one 'Signed-off-by: $ident'"; return 1; }
 	done
 }
-check sender_identity "a mail lacks the sender's From or Signed-off-by, or names the placeholder" identity_ok
 
-# git am into a sparse scratch worktree at base (only the files the series
-# touches are checked out): the result must be the authoring branch's tree.
-am_tree_same() {
-	local wt=$scratch/wt
-	[ "$nmails" -gt 1 ] || return 1
+# base_of SERIES: "REPO REV" where the series applies with git am (the
+# authoring repos' pristine base), or "DIR" (a plain tree: git apply).
+base_of() {
+	case $1 in
+	6.1 | stable-6.1) echo "$FQP_CACHE/authoring base" ;;
+	net-next | net) echo "$FQP_CACHE/authoring-7.2 base" ;;
+	stable-6.12) echo "$FQP_CACHE/stock-6.12" ;;
+	esac
+}
+
+# applies_to_base SERIES WANT_TREE MAIL...: git am into a sparse scratch
+# worktree of the base (only the files the mails touch are checked out);
+# with WANT_TREE, the result must be that tree (the authoring branch's).
+# A base that is a plain tree takes them with git apply --check.
+applies_to_base() {
+	local s=$1 want=$2 repo rev wt
+	shift 2
+	[ $# -gt 0 ] || return 1
+	read -r repo rev <<<"$(base_of "$s")"
+	if [ -z "$rev" ]; then
+		[ -d "$repo" ] || { echo "no tree at $repo"; return 1; }
+		(cd "$repo" && git apply --check "$@")
+		return
+	fi
+	wt=$scratch/wt-$s
 	if [ ! -d "$wt" ]; then
-		git -C "$FQP_AUTHOR" worktree add -q --no-checkout --detach "$wt" base
-		mapfile -t files < <(grep -h '^+++ b/' "${mails[@]}" | sed 's|^+++ b/|/|' | sort -u)
+		git -C "$repo" worktree add -q --no-checkout --detach "$wt" "$rev"
+		echo "$repo" >"$wt.repo"
+		mapfile -t files < <(grep -h '^+++ b/' "$@" | sed 's|^+++ b/|/|' | sort -u)
 		git -C "$wt" sparse-checkout set --no-cone "${files[@]}"
 		git -C "$wt" read-tree -mu HEAD
 	fi
 	git -C "$wt" am --abort >/dev/null 2>&1 || true
-	git -C "$wt" reset -q --hard base
+	git -C "$wt" reset -q --hard "$rev"
 	git -C "$wt" am -q "$@"
-	[ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$(git -C "$FQP_AUTHOR" rev-parse 'main^{tree}')" ] ||
-		{ echo "git am gave another tree than the authoring branch main"; return 1; }
+	[ -z "$want" ] || [ "$(git -C "$wt" rev-parse 'HEAD^{tree}')" = "$want" ] ||
+		{ echo "git am gave another tree than the authoring branch"; return 1; }
 }
-check git_am_clean "git am of the mails failed or gave another tree than $FQP_AUTHOR main" \
-	am_tree_same "${mails[@]:1}"
 
-# b4 reads the thread (stdin: b4 0.12's -m FILE fails on folded headers)
-# and writes an am-ready mbox, which git am applies to the same tree.
-b4_ok() {
-	mkdir -p "$scratch/b4"
-	cat "${mails[@]}" | XDG_CACHE_HOME=$scratch/b4/cache XDG_DATA_HOME=$scratch/b4/data \
-		b4 -n am -C -m - -o "$scratch/b4" || return 1
-	local mbx
-	mbx=$(find "$scratch/b4" -maxdepth 1 -name '*.mbx' | head -n 1)
-	[ -n "$mbx" ] && [ "$(grep -c '^From ' "$mbx")" = "$npatches" ] || { echo "b4 wrote no mbox with $npatches patches"; return 1; }
-	am_tree_same "$mbx"
+# headers_ok DRY N TAG LIST: each of the N mails of the dry run's output
+# DRY has one Dry-OK, From the sender, To LIST and a Subject tagged [TAG].
+headers_ok() {
+	count_is "$1" '^  Dry-OK' "$2" && count_is "$1" "^  From: .*<$email>\$" "$2" &&
+		count_is "$1" "^  To: $4\$" "$2" && count_is "$1" "^  Subject: \\[$3\\] " "$2"
 }
-check b4_am_clean "b4 am could not read the mails, or its mbox does not apply to the same tree" b4_ok
+
+# b4_ok SERIES NPATCHES WANT_TREE MAIL...: b4 reads the thread (stdin: b4
+# 0.12's -m FILE fails on folded headers) and writes an am-ready mbox of
+# NPATCHES patches, which applies to the series' base (applies_to_base).
+b4_ok() {
+	local s=$1 np=$2 want=$3 d=$scratch/b4-$1 mbx
+	shift 3
+	mkdir -p "$d"
+	cat "$@" | XDG_CACHE_HOME=$d/cache XDG_DATA_HOME=$d/data b4 -n am -C -m - -o "$d" || return 1
+	mbx=$(find "$d" -maxdepth 1 -name '*.mbx' | head -n 1)
+	[ -n "$mbx" ] && [ "$(grep -c '^From ' "$mbx")" = "$np" ] || { echo "b4 wrote no mbox with $np patches"; return 1; }
+	applies_to_base "$s" "$want" "$mbx"
+}
+
+for s in "${SERIES[@]}"; do
+	out=$FQP_CACHE/outgoing/$s/v1 dry=$logdir/dry-run-$s.out tag=$(tag_of "$s")
+	log "dry run of scripts/send-series.sh --series $s as $ident (log: $logdir/dry-run-$s.err)"
+	# shellcheck disable=SC2016 # expanded by the inner shell
+	check "dry_run_$s" "send-series.sh --series $s (dry run) failed (its stderr: $logdir/dry-run-$s.err)" \
+		bash -c '"$1" --series "$2" >"$3" 2>"$4" || { tail -n 20 "$4"; exit 1; }' _ \
+		"$FQP_ROOT/scripts/send-series.sh" "$s" "$dry" "$logdir/dry-run-$s.err"
+	mapfile -t mails < <(find "$out" -maxdepth 1 -name 'v1-*.patch' 2>/dev/null | sort)
+	nmails=${#mails[@]} pmails=()
+	for m in "${mails[@]}"; do [[ $m == *-0000-cover-letter.patch ]] || pmails+=("$m"); done
+	np=${#pmails[@]}
+	case $s in
+	6.1) want=$(series_file_patches "$FQP_ROOT/series" | wc -l) ;;
+	*) want=$(series_file_patches "$FQP_ROOT/patches/$s/series" | wc -l) ;;
+	esac
+	nums="v1 [0-9]+/$want" covers=1
+	case $s in net | stable-*) covers=0 ;; esac
+	[ "$want" != 1 ] || nums=v1
+	# shellcheck disable=SC2016
+	check "mails_$s" "want $want patch mails (and a cover letter for a series from an authoring repo) in $out, each with one Dry-OK, From the sender, To $(list_of "$s") and [$tag ...]" \
+		bash -c '[ "$1" = "$2" ] && [ "$3" = $(($2 + $4)) ] || { echo "$1 patch mails of $3, want $2"; exit 1; }' _ "$np" "$want" "$nmails" "$covers"
+	check "headers_$s" "want one Dry-OK, From (the sender), To and Subject per mail in the dry run ($dry)" \
+		headers_ok "$dry" "$nmails" "$tag $nums" "$(list_of "$s")"
+	check "maintainers_$s" "get_maintainer.pl's list ($out/maintainers.txt) is empty or lacks netdev" \
+		grep -qx 'netdev@vger.kernel.org' "$out/maintainers.txt"
+	check "sender_identity_$s" "a mail lacks the sender's From or its one Signed-off-by, or names the placeholder" \
+		identity_ok ${mails[@]+"${mails[@]}"}
+	wt=''
+	case $s in
+	6.1) wt=$(git -C "$FQP_CACHE/authoring" rev-parse 'main^{tree}') ;;
+	net-next) wt=$(git -C "$FQP_CACHE/authoring-7.2" rev-parse 'main^{tree}') ;;
+	esac
+	check "b4_am_$s" "b4 am could not read the mails, or its mbox does not apply to the base (the authoring branch's tree)" \
+		b4_ok "$s" "$np" "$wt" ${mails[@]+"${mails[@]}"}
+done
 
 # --send must refuse before doing anything with a bad identity.
 refuses() {
