@@ -248,24 +248,29 @@ def render_exact(rundir, meta, vals, order):
     for key in order:
         wl, var, metric, unit = key
         s, p = stats(vals[key]["stock"]), stats(vals[key]["patched"])
+        s72 = stats(vals[key].get("stock72", []))
         ratio = p["median"] / s["median"] if s and p and s["median"] > 0 and p["median"] >= 0 else None
+        ratio72 = p["median"] / s72["median"] if s72 and p and s72["median"] > 0 and p["median"] >= 0 else None
         head = (wl, metric) in HEADLINE
         flagged = [k for k, st in (("stock", s), ("series", p))
                    if st and st["spread"] is not None and st["spread"] > GATE]
         rows.append(dict(workload=wl, variant=var, metric=metric, unit=unit, stock=s, patched=p,
-                         ratio=ratio, headline=head, flagged=flagged))
+                         stock72=s72, ratio=ratio, ratio72=ratio72, headline=head, flagged=flagged))
 
+    # stock72: stock 7.2 in a run with --kernels ...,stock72 (empty otherwise).
     fields = ["workload", "variant", "metric", "unit", "headline", "stock_median", "stock_min",
               "stock_max", "stock_n", "stock_spread", "patched_median", "patched_min", "patched_max",
-              "patched_n", "patched_spread", "ratio", "flag"]
+              "patched_n", "patched_spread", "ratio", "flag", "stock72_median", "stock72_min",
+              "stock72_max", "stock72_n", "stock72_spread", "ratio72"]
     with open(os.path.join(rundir, "summary.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=fields)
         w.writeheader()
         for r in rows:
             d = dict(workload=r["workload"], variant=r["variant"], metric=r["metric"], unit=r["unit"],
                      headline=int(r["headline"]), ratio="" if r["ratio"] is None else "%.4f" % r["ratio"],
+                     ratio72="" if r["ratio72"] is None else "%.4f" % r["ratio72"],
                      flag=" ".join("FLAGGED-" + k for k in r["flagged"]))
-            for k in ("stock", "patched"):
+            for k in ("stock", "patched", "stock72"):
                 st = r[k] or {}
                 for x in ("median", "min", "max", "n", "spread"):
                     v = st.get(x)
