@@ -78,8 +78,8 @@ _archive_get() {
 	mv "$out.part" "$out"
 }
 
-# _sid_get URL OUT SHA256: _archive_get, dying on a mismatch.
-_sid_get() {
+# _archive_need URL OUT SHA256: _archive_get, dying on a mismatch.
+_archive_need() {
 	_archive_get "$@" ||
 		die "$1 does not match the SHA256 the signed index gives ($3)" \
 			"a broken mirror or a download mangled in transit: re-run later"
@@ -153,7 +153,8 @@ fetch_debian_tree() {
 	file=$(_stanza_field "$stanza" Filename) sha=$(_stanza_field "$stanza" SHA256)
 	size=$(_stanza_field "$stanza" Size) ver=$(_stanza_field "$stanza" Version)
 	[ -n "$file" ] && [ -n "$sha" ] ||
-		die "$suite has no $pkg in main/binary-all" "has $suite moved on to another kernel? ask for the linux-source-X.Y $suite serves"
+		die "$suite has no $pkg in main/binary-$a/Packages.xz" \
+			"has $suite moved on to another kernel? ask for the linux-source-X.Y it serves (sid's: FQP_SID_PACKAGE)"
 	local free
 	free=$(df -Pk "$FQP_CACHE" | awk 'NR == 2 {print $4}')
 	[ "$free" -gt $((size * 8 / 1024)) ] ||
@@ -161,7 +162,7 @@ fetch_debian_tree() {
 	deb=$dir/${file##*/}
 	if [ ! -f "$deb" ] || [ "$(sha256sum <"$deb" | cut -d' ' -f1)" != "$sha" ]; then
 		log "downloading $pkg $ver ($((size / 1048576)) MiB)"
-		_sid_get "$m/$file" "$deb" "$sha"
+		_archive_need "$m/$file" "$deb" "$sha"
 	fi
 	log "$pkg $ver: SHA256 verified ($sha)"
 	rm -rf "$dir/deb" "$dest" "$dest.tmp"
