@@ -80,85 +80,123 @@ base_package() {
 	fi
 }
 
-# _sid_get URL OUT SHA256: download one file of the archive to OUT and
-# check its SHA256 (from a signed index); dies on a mismatch.
-_sid_get() {
+# _archive_get URL OUT SHA256: download one file of the archive to OUT and
+# check its SHA256 (from a signed index). Dies when the download fails;
+# status 1 (OUT untouched) when the file does not match.
+_archive_get() {
 	local url=$1 out=$2 sha=$3
 	curl -fsS --retry 3 -o "$out.part" "$url" ||
 		die "downloading $url failed" "check the network and the apt sources, then re-run"
-	[ "$(sha256sum <"$out.part" | cut -d' ' -f1)" = "$sha" ] || {
-		rm -f "$out.part"
-		die "$url does not match the SHA256 the signed index gives ($sha)" \
-			"a broken mirror or a download mangled in transit: re-run later"
-	}
+	[ "$(sha256sum <"$out.part" | cut -d' ' -f1)" = "$sha" ] || { rm -f "$out.part"; return 1; }
 	mv "$out.part" "$out"
+}
+
+# _archive_need URL OUT SHA256: _archive_get, dying on a mismatch.
+_archive_need() {
+	_archive_get "$@" ||
+		die "$1 does not match the SHA256 the signed index gives ($3)" \
+			"a broken mirror or a download mangled in transit: re-run later"
 }
 
 # _stanza_field FILE FIELD: the value of FIELD in the one-stanza FILE.
 _stanza_field() { awk -v f="$2:" '$1 == f {print $2; exit}' "$1"; }
 
-# fetch_sid_tree: unpack sid's linux-source-7.2 into $FQP_STOCK, verified as
-# apt verifies: dists/sid/InRelease checked by gpgv against the host's
+# fetch_debian_tree SUITE PACKAGE DEST: unpack the kernel tree in Debian's
+# PACKAGE (a linux-source-X.Y, binary-all) from SUITE into DEST, verified
+# as apt verifies: dists/SUITE/InRelease checked by gpgv against the host's
 # Debian archive keyring, Packages.xz against the SHA256 the signed
 # InRelease gives, the .deb against the SHA256 in Packages. Only that one
 # package is fetched (from the mirror the machine's apt sources name); the
-# host's apt sources and packages are left as they are. Cached by version:
-# a new sid version unpacks beside the old one's download.
-fetch_sid_tree() {
-	local m dir rel idx sha stanza file size ver deb expiry
-	[ ! -f "$FQP_STOCK/.fqp-unpacked" ] && [ -z "${FQP_SID_REFRESH:-}" ] || return 0
+# host's apt sources and packages are left as they are. Downloads are
+# cached in $FQP_CACHE/SUITE by version: a new version unpacks beside the
+# old one's download. Nothing is done when DEST is already unpacked, unless
+# FQP_TREE_REFRESH is set.
+fetch_debian_tree() {
+	local suite=$1 pkg=$2 dest=$3 m dir rel idx sha stanza file size ver deb expiry
+	[ ! -f "$dest/.fqp-unpacked" ] || [ -n "${FQP_TREE_REFRESH:-}" ] || return 0
 	ensure_packages curl gpgv xz-utils debian-archive-keyring
-	m=$(apt_mirror) dir=$FQP_CACHE/sid
+	m=$(apt_mirror) dir=$FQP_CACHE/$suite
 	mkdir -p "$dir"
-	log "fetching $FQP_SID_PACKAGE's index from Debian sid (the apt sources' mirror)"
-	curl -fsS --retry 3 -o "$dir/InRelease" "$m/dists/sid/InRelease" ||
-		die "downloading $m/dists/sid/InRelease failed" "check the network, then re-run"
+	log "fetching $pkg's index from Debian $suite (the apt sources' mirror)"
+	curl -fsS --retry 3 -o "$dir/InRelease" "$m/dists/$suite/InRelease" ||
+		die "downloading $m/dists/$suite/InRelease failed" "check the network, then re-run"
 	rel=$dir/InRelease.verified
 	gpgv --keyring /usr/share/keyrings/debian-archive-keyring.gpg --output "$rel" \
 		"$dir/InRelease" 2>"$dir/gpgv.log" || {
 		cat "$dir/gpgv.log" >&2
-		die "sid's InRelease does not verify against /usr/share/keyrings/debian-archive-keyring.gpg" \
-			"a key newer than this keyring signs sid: upgrade debian-archive-keyring (bookworm-updates), then re-run"
+		die "$suite's InRelease does not verify against /usr/share/keyrings/debian-archive-keyring.gpg" \
+			"a key newer than this keyring signs $suite: upgrade debian-archive-keyring (bookworm-updates), then re-run"
 	}
 	expiry=$(sed -n 's/^Valid-Until: //p' "$rel")
 	if [ -n "$expiry" ] && [ "$(date -d "$expiry" +%s)" -lt "$(date +%s)" ]; then
 		# apt refuses an expired index by default (a replayed old one): say
 		# so loudly. Every hash below still comes from this signed index.
-		warn "sid's InRelease expired on $expiry (the mirror is behind this machine's clock); using it anyway"
+		warn "$suite's InRelease expired on $expiry (the mirror is behind this machine's clock); using it anyway"
 	fi
-	sha=$(awk '$3 == "main/binary-all/Packages.xz" && length($1) == 64 {print $1; exit}' "$rel")
-	[ -n "$sha" ] || die "sid's InRelease lists no SHA256 for main/binary-all/Packages.xz" "report it; the archive layout changed"
-	idx=$dir/Packages-all.xz
-	[ -f "$idx" ] && [ "$(sha256sum <"$idx" | cut -d' ' -f1)" = "$sha" ] ||
-		_sid_get "$m/dists/sid/main/binary-all/Packages.xz" "$idx" "$sha"
-	stanza=$dir/$FQP_SID_PACKAGE.stanza
-	xz -dc "$idx" | awk -v RS= -v p="Package: $FQP_SID_PACKAGE" 'index($0, p "\n") == 1 {print}' >"$stanza"
+	# binary-all lists the package; the host architecture's index lists it
+	# too ("No-Support-for-Architecture-all: Packages"), and is the one
+	# taken when a mirror serves a binary-all index that does not match
+	# the signed InRelease (seen on trixie, 2026-12-06).
+	local a arches
+	arches="all $(dpkg --print-architecture)"
+	idx=''
+	for a in $arches; do
+		sha=$(awk -v f="main/binary-$a/Packages.xz" '$3 == f && length($1) == 64 {print $1; exit}' "$rel")
+		[ -n "$sha" ] || continue
+		if [ -f "$dir/Packages-$a.xz" ] && [ "$(sha256sum <"$dir/Packages-$a.xz" | cut -d' ' -f1)" = "$sha" ]; then
+			idx=$dir/Packages-$a.xz
+			break
+		fi
+		if _archive_get "$m/dists/$suite/main/binary-$a/Packages.xz" "$dir/Packages-$a.xz" "$sha"; then
+			idx=$dir/Packages-$a.xz
+			break
+		fi
+		warn "$m/dists/$suite/main/binary-$a/Packages.xz does not match $suite's signed InRelease; trying the next index"
+	done
+	[ -n "$idx" ] || die "no main/binary-{${arches// /,}}/Packages.xz of $suite matches its signed InRelease" \
+		"a mirror caught mid-update: re-run later, or set FQP_MIRROR to another Debian mirror"
+	# The newest version when the index lists several.
+	stanza=$dir/$pkg.stanza
+	local all=$dir/$pkg.stanzas v best=''
+	xz -dc "$idx" | awk -v RS= -v ORS='\n\n' -v p="Package: $pkg" 'index($0, p "\n") == 1 {print}' >"$all"
+	while read -r v; do
+		[ -n "$best" ] && ! dpkg --compare-versions "$v" gt "$best" || best=$v
+	done < <(awk '$1 == "Version:" {print $2}' "$all")
+	awk -v RS= -v v="$best" '$0 ~ "\nVersion: " v "\n" {print; exit}' "$all" >"$stanza"
 	file=$(_stanza_field "$stanza" Filename) sha=$(_stanza_field "$stanza" SHA256)
 	size=$(_stanza_field "$stanza" Size) ver=$(_stanza_field "$stanza" Version)
 	[ -n "$file" ] && [ -n "$sha" ] ||
-		die "sid has no $FQP_SID_PACKAGE in main/binary-all" "has sid moved on? set FQP_SID_PACKAGE to the package sid serves"
+		die "$suite has no $pkg in main/binary-$a/Packages.xz" \
+			"has $suite moved on to another kernel? ask for the linux-source-X.Y it serves (sid's: FQP_SID_PACKAGE)"
 	local free
 	free=$(df -Pk "$FQP_CACHE" | awk 'NR == 2 {print $4}')
 	[ "$free" -gt $((size * 8 / 1024)) ] ||
-		die "$FQP_SID_PACKAGE is $size bytes, unpacked about 8x that; $FQP_CACHE has $free KiB free" "free space, then re-run"
+		die "$pkg is $size bytes, unpacked about 8x that; $FQP_CACHE has $free KiB free" "free space, then re-run"
 	deb=$dir/${file##*/}
 	if [ ! -f "$deb" ] || [ "$(sha256sum <"$deb" | cut -d' ' -f1)" != "$sha" ]; then
-		log "downloading $FQP_SID_PACKAGE $ver ($((size / 1048576)) MiB)"
-		_sid_get "$m/$file" "$deb" "$sha"
+		log "downloading $pkg $ver ($((size / 1048576)) MiB)"
+		_archive_need "$m/$file" "$deb" "$sha"
 	fi
-	log "$FQP_SID_PACKAGE $ver: SHA256 verified ($sha)"
-	rm -rf "$dir/deb" "$FQP_STOCK" "$FQP_STOCK.tmp"
+	log "$pkg $ver: SHA256 verified ($sha)"
+	rm -rf "$dir/deb" "$dest" "$dest.tmp"
 	dpkg-deb -x "$deb" "$dir/deb"
 	local tarball
 	tarball=$(find "$dir/deb/usr/src" -maxdepth 1 -name 'linux-source-*.tar.xz' | head -n 1)
 	[ -n "$tarball" ] || die "$deb has no /usr/src/linux-source-*.tar.xz" "report it; the package layout changed"
-	mkdir -p "$FQP_STOCK.tmp"
-	run_logged "$FQP_CACHE/logs/unpack-7.2.log" "unpacking $(basename "$tarball")" \
-		tar -C "$FQP_STOCK.tmp" --strip-components=1 -xf "$tarball"
+	mkdir -p "$dest.tmp"
+	run_logged "$FQP_CACHE/logs/unpack-${pkg#linux-source-}.log" "unpacking $(basename "$tarball")" \
+		tar -C "$dest.tmp" --strip-components=1 -xf "$tarball"
 	rm -rf "$dir/deb"
-	echo "$FQP_SID_PACKAGE $ver" >"$FQP_STOCK.tmp/.fqp-package"
-	touch "$FQP_STOCK.tmp/.fqp-unpacked"
-	mv "$FQP_STOCK.tmp" "$FQP_STOCK"
+	echo "$pkg $ver" >"$dest.tmp/.fqp-package"
+	touch "$dest.tmp/.fqp-unpacked"
+	mv "$dest.tmp" "$dest"
+}
+
+# fetch_sid_tree: unpack sid's $FQP_SID_PACKAGE into $FQP_STOCK (base 7.2),
+# verified and cached as fetch_debian_tree says; FQP_SID_REFRESH fetches
+# it again.
+fetch_sid_tree() {
+	FQP_TREE_REFRESH=${FQP_SID_REFRESH:-} fetch_debian_tree sid "$FQP_SID_PACKAGE" "$FQP_STOCK"
 }
 
 # Everything the pipeline needs from Debian, installed on demand.

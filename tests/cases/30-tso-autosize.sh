@@ -11,6 +11,8 @@
 # run for the low-rate cases.
 # shellcheck source=tests/lib-tcp.sh
 . "$T/lib-tcp.sh"
+# shellcheck source=tests/lib-fq.sh
+. "$T/lib-fq.sh"
 CASE_TIMEOUT=60
 
 # tso_run NAME QDISC IPERF-ARGS...: a 2 s cubic flow with veth0's root qdisc
@@ -78,4 +80,30 @@ t_min_tso_segs_44() {
 		bps=$(kv "$f" throughput_bps)
 		fcmp "$bps <= 21e6" || fail "[$q] sent at $bps bit/s under a 20 Mbit/s cap"
 	done
+}
+
+# tcp_tso_rtt_log takes any u8, but the allowance is gso_max_size >>
+# (min_rtt_us >> tcp_tso_rtt_log): from 32 on, that shift of a u32 is out
+# of bounds (UBSAN), and x86 masks the count, so 32 acts as 0 and the
+# allowance vanishes while 31 gives all of it. The fix (patches/net/) counts
+# every min_rtt as zero halvings from 32 on, as 31 does for any real RTT.
+# At 20 Mbit/s and 10 ms the rate alone gives 2-segment packets, so a full
+# allowance shows as ~64 KB packets at both 31 and 32.
+t_tso_rtt_log_32() {
+	local log bmed
+	local -A got=()
+	tcp_topo 10ms
+	for log in 31 32; do
+		sn sysctl -qw net.ipv4.tcp_tso_rtt_log=$log ||
+			fail "tcp_tso_rtt_log=$log refused (the sysctl takes 0..255)"
+		tso_run "rttlog$log" none --fq-rate 20M
+		bmed=$(kv "$R/data/rttlog$log.stat" len_bytes_median)
+		got[$log]=$bmed
+		say "tcp_tso_rtt_log=$log: byte-median GSO size $bmed"
+	done
+	if [ "${got[32]}" -lt 40000 ] && kernel_is stock61 stock72; then
+		kernel_note "known stock bug: tcp_tso_rtt_log=32 shifts min_rtt (a u32) by 32, x86 masks it to 0, and the RTT allowance vanishes (byte-median ${got[32]} B against ${got[31]} B at 31)"
+	fi
+	[ "${got[31]}" -ge 40000 ] || fail "byte-median GSO size ${got[31]} at tcp_tso_rtt_log=31 and 10 ms, want >= 40000 (the full allowance)"
+	[ "${got[32]}" -ge 40000 ] || fail "byte-median GSO size ${got[32]} at tcp_tso_rtt_log=32, want >= 40000 as at 31 (${got[31]}): no halving from 32 on"
 }

@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# Before/after checks of the fixes that go to trees other than net-next,
+# reported as TAP: patches/net (tcp, for net: on sid's 7.2) and
+# patches/stable-6.1 and patches/stable-6.12 (sch_fq, for stable: on
+# bookworm's 6.1 and trixie's 6.12). For each fix: its quilt series
+# applies to a copy of its stock tree, every patch is checkpatch --strict
+# clean, the fixed tree builds (test config), and the fix's guest cases
+# fail on the stock kernel and pass on the fixed one. Not run by CI: it
+# builds and boots up to five kernels (docs/testing.md, "Fixes for other
+# trees"). Logs and run directories: $FQP_CACHE/logs/check-fixes/.
+# shellcheck source=scripts/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+FIXES='net stable-6.1 stable-6.12'
+usage() {
+	cat >&2 <<USAGE
+usage: $0 [--fix NAME[,NAME...]]
+  --fix   which fixes to check (default all: ${FIXES// /, })
+USAGE
+	exit 2
+}
+only=''
+while [ $# -gt 0 ]; do
+	case $1 in
+	--fix) only=${2:-}; shift ;;
+	-h | --help) usage ;;
+	*) echo "unknown option: $1" >&2; usage ;;
+	esac
+	shift
+done
+# shellcheck disable=SC2086 # the names are words
+mapfile -t fixes < <(select_names fix "$only" $FIXES) || usage
+
+# The guest cases that show each fix (boot-and-test.sh --filter).
+TXTIME_CASES='^52-fq-txtime:(far_drop|far_cap|any_txtime_cannot_fill)$'
+declare -A CASES=(
+	[net]='^30-tso-autosize:tso_rtt_log_32$'
+	[stable-6.1]=$TXTIME_CASES
+	[stable-6.12]=$TXTIME_CASES
+)
+# The harness base each fix's kernels boot on. The harness has no 6.12
+# base: 6.12's kernels build with 7.2's fragments and boot as base 7.2,
+# which the txtime cases allow (they assert mainline's semantics, the same
+# on 7.2 and fixed 6.12; only their note names the kernel).
+declare -A BASE=([net]=7.2 [stable-6.1]=6.1 [stable-6.12]=7.2)
+# The build dir of each fixed kernel: $FQP_CACHE/fixes/FIX/build/NAME-test.
+declare -A BUILDNAME=([net]=net72 [stable-6.1]=stable61 [stable-6.12]=stable612)
+declare -A TREE=([net]='sid 7.2' [stable-6.1]='bookworm 6.1' [stable-6.12]='trixie 6.12')
+
+# The commits the mails name (Fixes:), each checked against public
+# records of the upstream history (docs/testing.md): the Debian trees
+# have no git history, and checkpatch warns of every id it cannot look up
+# there (UNKNOWN_COMMIT_ID). That warning is dropped for these ids only.
+VERIFIED_IDS='65466904b015 39d010504e6b'
+
+# checkpatch_fix TREE PATCH: checkpatch_strict without the unknown-id
+# warning for a verified id.
+checkpatch_fix() {
+	checkpatch_strict "$1" "$2" | awk -v RS= -v ORS='\n\n' -v ids=" $VERIFIED_IDS " '
+		/^WARNING: Unknown commit id / {
+			id = $0; sub(/^WARNING: Unknown commit id .\047?/, "", id); id = substr(id, 1, 12)
+			if (index(ids, " " id " ")) next
+		}
+		{print}'
+}
+
+logdir=$FQP_CACHE/logs/check-fixes
+mkdir -p "$logdir"
+n=0 pass=0 failn=0
+# result STATUS NAME [LOG]: one TAP line; on failure the end of LOG as
+# TAP comments.
+result() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then
+		echo "ok $n $2"
+		pass=$((pass + 1))
+		return
+	fi
+	echo "not ok $n $2"
+	failn=$((failn + 1))
+	[ -z "${3:-}" ] || { tail -n 25 "$3" | sed 's/^/# /'; echo "# full log: $3"; }
+}
+# not_run NAME WHY: a step that cannot run because an earlier one failed
+# (a failure too).
+not_run() { result 1 "$1 # not run: $2"; }
+
+# stock_tree FIX: prepare the fix's unpatched tree and print its path.
+stock_tree() {
+	case $1 in
+	net)
+		"$FQP_ROOT/scripts/prepare-tree.sh" --base 7.2 --stock-only >&2
+		echo "$FQP_CACHE/stock-7.2"
+		;;
+	stable-6.1)
+		"$FQP_ROOT/scripts/prepare-tree.sh" --base 6.1 --stock-only >&2
+		echo "$FQP_CACHE/stock"
+		;;
+	stable-6.12)
+		fetch_debian_tree trixie linux-source-6.12 "$FQP_CACHE/stock-6.12"
+		echo "$FQP_CACHE/stock-6.12"
+		;;
+	esac
+}
+
+# stock_image FIX LOG: build the fix's stock kernel (the harness's own
+# build dir for 6.1 and 7.2) and print its bzImage.
+stock_image() {
+	local -a args=(--base "${BASE[$1]}" --tree stock --config test)
+	[ "$1" != stable-6.12 ] || args+=(--src "$FQP_CACHE/stock-6.12" --out "$FQP_BUILD/stock612-test")
+	nice -n 5 "$FQP_ROOT/scripts/build-kernel.sh" "${args[@]}" >"$2" 2>&1 || return 1
+	case $1 in
+	stable-6.12) echo "$FQP_BUILD/stock612-test/arch/x86/boot/bzImage" ;;
+	*) FQP_BASE=${BASE[$1]} kernel_image stock test ;;
+	esac
+}
+
+# boot FIX KIND BZIMAGE: boot BZIMAGE with the fix's cases into
+# $logdir/FIX-KIND (run dir and .log); the status is boot-and-test.sh's.
+# A fixed kernel boots as --kernel stock too: it is the stock tree and
+# one fix, and the cases assert the fixed semantics on every kernel.
+boot() {
+	rm -rf "${logdir:?}/$1-$2"
+	nice -n 5 "$FQP_ROOT/scripts/boot-and-test.sh" --base "${BASE[$1]}" --kernel stock \
+		--bzimage "$3" --filter "${CASES[$1]}" --results "$logdir/$1-$2" >"$logdir/$1-$2.log" 2>&1
+}
+
+# case_failed FIX: the stock boot's KTAP has a "not ok" line for one of
+# the fix's cases (not only a failed boot).
+case_failed() {
+	local names
+	names=$(sed -E 's/^\^//; s/\$$//; s/^[0-9]+-//; s/:/_/' <<<"${CASES[$1]}")
+	grep -qE "^not ok [0-9]+ ${names}( |$)" "$logdir/$1-stock/verdict.ktap" 2>/dev/null
+}
+
+check_fix() {
+	local fix=$1 stock tree out p img rc cp_out
+	local -a patches
+	echo "# $fix: patches/$fix on ${TREE[$fix]}, cases ${CASES[$fix]}"
+	stock=$(stock_tree "$fix") || die "preparing $fix's stock tree failed" "see the error above, then re-run $0 --fix $fix"
+	mapfile -t patches < <(grep -vE '^[[:space:]]*(#|$)' "$FQP_ROOT/patches/$fix/series" | awk '{print $1}')
+	[ ${#patches[@]} -gt 0 ] || die "patches/$fix/series lists no patch" "list the fix's patches there, one a line"
+
+	# A copy of the stock tree with hard links (patch writes a new file, the
+	# stock tree keeps its own). Tree and build dir sit in FIX/ as the stock
+	# ones sit in $FQP_CACHE, so ccache hits for every unchanged object.
+	tree=$FQP_CACHE/fixes/$fix/${stock##*/} out=$FQP_CACHE/fixes/$fix/build/${BUILDNAME[$fix]}-test
+	rm -rf "$tree"
+	mkdir -p "${tree%/*}"
+	rc=0
+	{ cp -al "$stock" "$tree" &&
+		(cd "$tree" && QUILT_PATCHES=$FQP_ROOT/patches/$fix QUILT_SERIES=$FQP_ROOT/patches/$fix/series \
+			QUILT_PC=.pc quilt push -a); } >"$logdir/$fix-push.log" 2>&1 || rc=1
+	result "$rc" "applies_$fix" "$logdir/$fix-push.log"
+
+	rc=0
+	: >"$logdir/$fix-checkpatch.log"
+	for p in "${patches[@]}"; do
+		cp_out=$(checkpatch_fix "$stock" "$FQP_ROOT/patches/$fix/$p")
+		[ -z "$cp_out" ] || { printf '%s:\n%s\n' "$p" "$cp_out" >>"$logdir/$fix-checkpatch.log"; rc=1; }
+	done
+	result "$rc" "checkpatch_strict_$fix" "$logdir/$fix-checkpatch.log"
+
+	if [ -d "$tree/.pc" ]; then
+		rc=0
+		nice -n 5 "$FQP_ROOT/scripts/build-kernel.sh" --base "${BASE[$fix]}" --tree stock --config test \
+			--src "$tree" --out "$out" >"$logdir/$fix-build.log" 2>&1 || rc=1
+		result "$rc" "builds_$fix" "$logdir/$fix-build.log"
+	else
+		rc=1
+		not_run "builds_$fix" "the series did not apply"
+	fi
+
+	if img=$(stock_image "$fix" "$logdir/$fix-build-stock.log"); then
+		boot "$fix" stock "$img" || true
+		if case_failed "$fix"; then
+			result 0 "stock_fails_$fix"
+		else
+			result 1 "stock_fails_$fix # the stock kernel passed ${CASES[$fix]} (or never ran it)" "$logdir/$fix-stock.log"
+		fi
+	else
+		result 1 "stock_fails_$fix # the stock kernel did not build" "$logdir/$fix-build-stock.log"
+	fi
+
+	if [ "$rc" = 0 ]; then
+		if boot "$fix" fixed "$out/arch/x86/boot/bzImage"; then
+			result 0 "fixed_passes_$fix"
+		else
+			result 1 "fixed_passes_$fix" "$logdir/$fix-fixed.log"
+		fi
+	else
+		not_run "fixed_passes_$fix" "no fixed kernel"
+	fi
+}
+
+echo "TAP version 13"
+echo "1..$((5 * ${#fixes[@]}))"
+for f in "${fixes[@]}"; do check_fix "$f"; done
+echo "$pass passed, $failn failed"
+[ "$failn" = 0 ]
