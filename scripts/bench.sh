@@ -70,6 +70,13 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
                  (QEMU plugin, exact: no sampling): DIR/<rep>-<kernel>/
                  insn.counts, and DIR/insn-profile-<rep>.txt puts the two
                  kernels of a rep side by side (whole boot, per boot)
+  --count-insns  (exact) count each point's instructions on the host: every
+                 boot under the cache-model plugin with no model (sim=none),
+                 whose marked windows count the guest's instructions
+                 exactly; they replace the guest's busy-time figures of the
+                 pktgen, backlog and pacing points (fq_insn, pfifo_insn,
+                 fq_cost). Needed on 7.2, whose /proc/timer_list no longer
+                 has the idle times the guest reads (busy_ns)
   --cache-model  run every boot under the cache model (tests/host/cachemodel.c,
                  docs/cache-model.md; exact clock): misses per packet of
                  L1d, L1i, L2 and LLC beside instructions per packet, for
@@ -82,7 +89,7 @@ USAGE
 	exit 2
 }
 
-quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 sets=() kernels=stock,patched
+quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 count=0 sets=() kernels=stock,patched
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -98,6 +105,7 @@ while [ $# -gt 0 ]; do
 	--insn-profile) insn=1 ;;
 	--kernels) kernels=${2:-}; shift ;;
 	--cache-model) cache=1 clock=exact ;;
+	--count-insns) count=1 clock=exact ;;
 	-h | --help) usage ;;
 	*) echo "unknown option: $1" >&2; usage ;;
 	esac
@@ -203,6 +211,10 @@ elif [ "$quick" = 1 ]; then
 	ENV
 fi
 [ "$cache" = 0 ] || cat "$FQP_ROOT/tests/bench/cache-model.env" >>"$cases/bench.env"
+if [ "$count" = 1 ]; then
+	[ "$cache" = 0 ] || { echo "--count-insns and --cache-model: pick one (the model counts instructions too)" >&2; usage; }
+	printf '# --count-insns: mark the counted windows for the plugin\nEX_CACHE=1\n' >>"$cases/bench.env"
+fi
 if [ ${#sets[@]} -gt 0 ]; then
 	echo "# --set" >>"$cases/bench.env"
 	for v in "${sets[@]}"; do printf '%s="%s"\n' "${v%%=*}" "${v#*=}"; done >>"$cases/bench.env"
@@ -248,10 +260,12 @@ for rep in $(seq "$reps"); do
 		rc=0 prof=()
 		[ "$insn" = 0 ] || prof=(--insn-profile "$out/insn.counts")
 		[ "$cache" = 0 ] || prof+=(--cache-model "$out/cache")
+		[ "$count" = 0 ] || prof+=(--cache-model "$out/cache")
 		read -r _ b t <<<"$(kernel_opts "$k")"
 		kimg=()
 		[[ $k != patched72-* ]] || kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
-		"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
+		FQP_CACHE_MODEL_OPTS=$(if [ "$count" = 1 ]; then echo sim=none; else echo "${FQP_CACHE_MODEL_OPTS:-}"; fi) \
+			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
 			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
 		# The kernel this boot ran: the next boot may rebuild it.
@@ -260,7 +274,9 @@ for rep in $(seq "$reps"); do
 		done_n=$((done_n + 1))
 		csv=$out/results/data/bench.csv
 		keep_outputs "$out/results/data" "$k" "$rep"
-		if [ -f "$csv" ]; then
+		if [ -f "$csv" ] && [ "$count" = 1 ]; then
+			count_rows "$out" "$k" "$rep" "$csv" >>"$rundir/raw.csv" || failed+=("$rep-$k(count)")
+		elif [ -f "$csv" ]; then
 			sed "s/^/$k,$rep,/" "$csv" >>"$rundir/raw.csv"
 		fi
 		if [ "$rc" != 0 ]; then

@@ -589,6 +589,33 @@ cache_rows() {
 	python3 "$FQP_ROOT/scripts/cache-model.py" rows "$1/cache" "$1/results/data/cachemodel.windows" "$2" "$3"
 }
 
+# count_rows OUT KERNEL REP CSV: the raw.csv rows of one bench boot under
+# --count-insns: the guest's rows (CSV), except that the plugin's exact
+# instruction counts of each marked window (cache_rows: fq_insn,
+# pfifo_insn and their difference) replace the guest's busy-time figures
+# of the same point.
+count_rows() {
+	cache_rows "$1" "$2" "$3" | python3 -c '
+import sys
+k, rep, guest = sys.argv[1:4]
+plugin = {}
+for line in sys.stdin:
+    f = line.rstrip("\n").split(",")
+    wl, var, metric = f[2][len("cache-"):], f[3], f[4]
+    if metric in ("fq_insn", "pfifo_insn"):
+        plugin[(wl, var, metric)] = f[5]
+    elif metric == "cost_insn":
+        plugin[(wl, var, "fq_cost")] = f[5]
+for line in open(guest):
+    f = line.rstrip("\n").split(",")
+    if len(f) >= 5 and (f[0], f[1], f[2]) in plugin:
+        continue
+    print("%s,%s,%s" % (k, rep, line.rstrip("\n")))
+for (wl, var, metric), v in plugin.items():
+    print("%s,%s,%s,%s,%s,%s,insn/pkt" % (k, rep, wl, var, metric, v))
+' "$2" "$3" "$4"
+}
+
 # cache_report RUNDIR: RUNDIR/cache.md (the cache model's table), and for
 # each fq point of the first boot of each kernel, where its L1d and LLC
 # misses go: RUNDIR/cache-profile/POINT.LEVEL.txt (insn-profile.py

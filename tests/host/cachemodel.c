@@ -5,7 +5,7 @@
  * accesses and misses per level, and the misses of each kernel instruction.
  *
  *   qemu-system-x86_64 ... -plugin ./cachemodel.so,out=FILE[,prof=DIR]
- *       [,min=ADDR][,count=marks|boot][,sim=boot|marks][,l1d=48K:12][,l1i=32K:8]
+ *       [,min=ADDR][,count=marks|boot][,sim=boot|marks|none][,l1d=48K:12][,l1i=32K:8]
  *       [,l2=2M:16][,llc=32M:16]
  *
  * The model (what a miss here means):
@@ -39,7 +39,10 @@
  * sim=marks runs it only from a warm mark, "nopl 0xcac00003(%rax)", to
  * the next close (the access callbacks return at once outside): a boot
  * runs several times faster, and the caller warms the caches with the
- * workload itself between the warm mark and the window. count=marks (default): a window
+ * workload itself between the warm mark and the window. sim=none runs no
+ * model at all: the windows count instructions only (their miss counts
+ * are 0), exactly and at nearly the speed of a boot without the plugin
+ * (scripts/bench.sh --count-insns). count=marks (default): a window
  * opens when user space executes "nopl 0xcac00001(%rax)" (bytes 0f 1f 80
  * 01 00 c0 ca) and closes at "nopl 0xcac00002(%rax)" (tests/src/cachemark.c
  * runs them); both are NOPs to the CPU. count=boot: one window, the whole
@@ -96,7 +99,7 @@ struct site {
 static struct ptab sites = PTAB_INIT;
 static char *out_path, *prof_dir;
 static uint64_t min_vaddr = 0xffffffff80000000ULL;
-static int counting, count_boot, simulating = 1, sim_marks;
+static int counting, count_boot, simulating = 1, sim_marks, sim_none;
 static uint64_t insns, insns0, seq;
 
 #define MARK_LEN 7
@@ -281,6 +284,12 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		struct site *s = NULL;
 		int m;
 
+		m = count_boot ? 0 : mark_of(insn, va);
+		if (m)
+			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_cb,
+				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)m);
+		if (sim_none)
+			continue;
 		if (va >= min_vaddr)
 			s = ptab_get(&sites, va, il, sizeof(*s));
 		if (ha && (i == 0 || il != prev))
@@ -290,10 +299,6 @@ static void tb_trans(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 		prev = il;
 		qemu_plugin_register_vcpu_mem_cb(insn, mem_cb, QEMU_PLUGIN_CB_NO_REGS,
 						 QEMU_PLUGIN_MEM_RW, s);
-		m = count_boot ? 0 : mark_of(insn, va);
-		if (m)
-			qemu_plugin_register_vcpu_insn_exec_cb(insn, mark_cb,
-				QEMU_PLUGIN_CB_NO_REGS, (void *)(uintptr_t)m);
 	}
 }
 
@@ -358,9 +363,11 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id,
 		else if (!strcmp(a, "count=marks"))
 			count_boot = 0;
 		else if (!strcmp(a, "sim=marks"))
-			sim_marks = 1;
+			sim_marks = 1, sim_none = 0;
 		else if (!strcmp(a, "sim=boot"))
-			sim_marks = 0;
+			sim_marks = 0, sim_none = 0;
+		else if (!strcmp(a, "sim=none"))
+			sim_none = 1;
 		else {
 			fprintf(stderr, "cachemodel: unknown option %s\n", a);
 			return -1;
