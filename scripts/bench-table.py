@@ -4,7 +4,8 @@
 usage: bench-table.py [--headline]         print the table (markdown)
        bench-table.py --write FILE...      rewrite the generated blocks of FILEs
        bench-table.py --check FILE...      exit 1 if a block differs from the CSV
-       bench-table.py --update RUNDIR      take a scripts/bench.sh run's figures into the CSV
+       bench-table.py --update RUNDIR [W,...]  take a scripts/bench.sh run's figures into
+                                           the CSV (only workloads W, when given)
 
 A generated block in a markdown file lies between the lines
   <!-- bench-table headline -->   (or: <!-- bench-table full -->)
@@ -128,8 +129,9 @@ def run_command(meta):
     return " ".join(cmd)
 
 
-def update(rundir):
-    """Takes the run's medians into the CSV; returns how many rows changed."""
+def update(rundir, only=None):
+    """Takes the run's medians into the CSV (only the workloads in ONLY,
+    when given); returns how many rows changed."""
     meta = {}
     for line in open(os.path.join(rundir, "meta.txt")):
         k, _, v = line.rstrip("\n").partition("=")
@@ -144,6 +146,8 @@ def update(rundir):
     for r in rows:
         s = got.get((r["workload"], r["variant"], r["run_metric"]))
         if not r["workload"] or not s or s["stock_median"] == "" or s["patched_median"] == "":
+            continue
+        if only and r["workload"] not in only:
             continue
         r.update(stock61=num(s["stock_median"]), series=num(s["patched_median"]),
                  ratio="%.3f" % float(s["ratio"]) if s["ratio"] else "",
@@ -163,8 +167,9 @@ def update(rundir):
 
 
 def main(argv):
-    if len(argv) == 2 and argv[0] == "--update":
-        print("%d rows of %s taken from %s" % (update(argv[1]), CSV, argv[1]))
+    if len(argv) in (2, 3) and argv[0] == "--update":
+        only = set(argv[2].split(",")) if len(argv) == 3 else None
+        print("%d rows of %s taken from %s" % (update(argv[1], only), CSV, argv[1]))
         return 0
     if argv in ([], ["--headline"]):
         print("\n".join(table("headline" if argv else "full")))

@@ -213,7 +213,7 @@ fi
 [ "$cache" = 0 ] || cat "$FQP_ROOT/tests/bench/cache-model.env" >>"$cases/bench.env"
 if [ "$count" = 1 ]; then
 	[ "$cache" = 0 ] || { echo "--count-insns and --cache-model: pick one (the model counts instructions too)" >&2; usage; }
-	printf '# --count-insns: mark the counted windows for the plugin\nEX_CACHE=1\n' >>"$cases/bench.env"
+	printf '# --count-insns: mark the counted windows for the plugin\nEX_MARKS=1\n' >>"$cases/bench.env"
 fi
 if [ ${#sets[@]} -gt 0 ]; then
 	echo "# --set" >>"$cases/bench.env"

@@ -117,10 +117,14 @@ row() {
 # the window's line in cachemodel.windows pairs, in order, with the
 # plugin's (scripts/cache-model.py rows), so every open must be closed.
 # cm_warm starts the model (not counting) before the work that warms it.
-cm_open() { [ "$EX_CACHE" = 0 ] || cachemark open; }
-cm_warm() { [ "$EX_CACHE" = 0 ] || cachemark warm; }
+# EX_MARKS=1 (scripts/bench.sh --count-insns) marks the same windows for
+# the plugin's instruction counts without the model's warm-up passes, so
+# the workload is the one a run without the plugin measures.
+cm_marks() { [ "$EX_CACHE" = 1 ] || [ "${EX_MARKS:-0}" = 1 ]; }
+cm_open() { ! cm_marks || cachemark open; }
+cm_warm() { ! cm_marks || cachemark warm; }
 cm_close() {
-	[ "$EX_CACHE" = 0 ] && return 0
+	cm_marks || return 0
 	cachemark close
 	cm_label "$1" "$2"
 }
