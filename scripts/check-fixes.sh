@@ -47,23 +47,6 @@ declare -A BASE=([net]=7.2 [stable-6.1]=6.1 [stable-6.12]=7.2)
 declare -A BUILDNAME=([net]=net72 [stable-6.1]=stable61 [stable-6.12]=stable612)
 declare -A TREE=([net]='sid 7.2' [stable-6.1]='bookworm 6.1' [stable-6.12]='trixie 6.12')
 
-# The commits the mails name (Fixes:), each checked against public
-# records of the upstream history (docs/testing.md): the Debian trees
-# have no git history, and checkpatch warns of every id it cannot look up
-# there (UNKNOWN_COMMIT_ID). That warning is dropped for these ids only.
-VERIFIED_IDS='65466904b015 39d010504e6b'
-
-# checkpatch_fix TREE PATCH: checkpatch_strict without the unknown-id
-# warning for a verified id.
-checkpatch_fix() {
-	checkpatch_strict "$1" "$2" | awk -v RS= -v ORS='\n\n' -v ids=" $VERIFIED_IDS " '
-		/^WARNING: Unknown commit id / {
-			id = $0; sub(/^WARNING: Unknown commit id .\047?/, "", id); id = substr(id, 1, 12)
-			if (index(ids, " " id " ")) next
-		}
-		{print}'
-}
-
 logdir=$FQP_CACHE/logs/check-fixes
 mkdir -p "$logdir"
 n=0 pass=0 failn=0
@@ -155,7 +138,7 @@ check_fix() {
 	rc=0
 	: >"$logdir/$fix-checkpatch.log"
 	for p in "${patches[@]}"; do
-		cp_out=$(checkpatch_fix "$stock" "$FQP_ROOT/patches/$fix/$p")
+		cp_out=$(checkpatch_strict "$stock" "$FQP_ROOT/patches/$fix/$p")
 		[ -z "$cp_out" ] || { printf '%s:\n%s\n' "$p" "$cp_out" >>"$logdir/$fix-checkpatch.log"; rc=1; }
 	done
 	result "$rc" "checkpatch_strict_$fix" "$logdir/$fix-checkpatch.log"

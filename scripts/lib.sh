@@ -591,21 +591,26 @@ cache_rows() {
 
 # count_rows OUT KERNEL REP CSV: the raw.csv rows of one bench boot under
 # --count-insns: the guest's rows (CSV), except that the plugin's exact
-# instruction counts of each marked window (cache_rows: fq_insn,
-# pfifo_insn and their difference) replace the guest's busy-time figures
-# of the same point.
+# instruction counts of the marked windows (cache_rows) replace the
+# guest's figures of the same point: fq_insn and pfifo_insn per packet,
+# the least of a point's windows ("QDISC#W"), and fq_cost their difference.
 count_rows() {
 	cache_rows "$1" "$2" "$3" | python3 -c '
 import sys
 k, rep, guest = sys.argv[1:4]
-plugin = {}
+least = {}
 for line in sys.stdin:
     f = line.rstrip("\n").split(",")
     wl, var, metric = f[2][len("cache-"):], f[3], f[4]
-    if metric in ("fq_insn", "pfifo_insn"):
-        plugin[(wl, var, metric)] = f[5]
-    elif metric == "cost_insn":
-        plugin[(wl, var, "fq_cost")] = f[5]
+    if not metric.endswith("_insn") or metric.startswith("cost_"):
+        continue
+    q = metric[:-len("_insn")].split("#")[0]
+    key = (wl, var, q + "_insn")
+    least[key] = min(least.get(key, float("inf")), float(f[5]))
+plugin = {key: "%.4f" % v for key, v in least.items()}
+for (wl, var, m) in list(least):
+    if m == "fq_insn" and (wl, var, "pfifo_insn") in least:
+        plugin[(wl, var, "fq_cost")] = "%.4f" % (least[(wl, var, m)] - least[(wl, var, "pfifo_insn")])
 for line in open(guest):
     f = line.rstrip("\n").split(",")
     if len(f) >= 5 and (f[0], f[1], f[2]) in plugin:
@@ -648,11 +653,21 @@ cache_report() {
 # writes for a commit by someone other than the sender is no long
 # description line, and a new file under net/sched/ needs no MAINTAINERS
 # entry (FILE_PATH_CHANGES): the TC subsystem's entry covers the directory.
+#
+# The commits the mails name (Fixes:), each checked against public records
+# of the upstream history (docs/testing.md, "Fixes for other trees"): the
+# Debian trees have no git history, and checkpatch warns of every id it
+# cannot look up there. That warning is dropped for these ids only.
+FQP_VERIFIED_IDS='65466904b015 39d010504e6b'
 checkpatch_strict() {
 	ensure_packages perl python3-ply python3-git
 	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q \
 		--max-line-length=80 --ignore FILE_PATH_CHANGES "$2" 2>&1 || true) |
-		awk -v RS= '/^WARNING: Possible unwrapped commit description/ && /\n#[0-9]+: *\nFrom: / {next}
+		awk -v RS= -v ids=" $FQP_VERIFIED_IDS " '/^WARNING: Possible unwrapped commit description/ && /\n#[0-9]+: *\nFrom: / {next}
+			/^WARNING: Unknown commit id / {
+				id = $0; sub(/^WARNING: Unknown commit id .\047?/, "", id)
+				if (index(ids, " " substr(id, 1, 12) " ")) next
+			}
 			/(^|\n)(ERROR|WARNING|CHECK):/ || /Traceback/ {print; print ""}'
 }
 

@@ -121,6 +121,12 @@ row() {
 # the plugin's instruction counts without the model's warm-up passes, so
 # the workload is the one a run without the plugin measures.
 cm_marks() { [ "$EX_CACHE" = 1 ] || [ "${EX_MARKS:-0}" = 1 ]; }
+# cm_window W: window W of a point with several is the plugin's: the first
+# for the model, each with --count-insns, which keeps the least of them on
+# the host as the guest keeps the least busy one (scripts/lib.sh
+# count_rows), each labelled by cm_wtag W ("#W" after the qdisc).
+cm_window() { [ "$1" = 1 ] || [ "${EX_MARKS:-0}" = 1 ]; }
+cm_wtag() { [ "${EX_MARKS:-0}" != 1 ] || echo "#$1"; }
 cm_open() { ! cm_marks || cachemark open; }
 cm_warm() { ! cm_marks || cachemark warm; }
 cm_close() {

@@ -120,13 +120,14 @@ bl_point() {
 	# The least of EX_BL_WINDOWS windows: a one-off guest job (ext4's
 	# lazy inode table init, a journal commit, whose I/O completes in host
 	# time) lands in some window of some boot and adds 3-8 % to it.
-	# The first window is the cache model's (EX_CACHE=1).
+	# The first window is the cache model's (EX_CACHE=1); every window is
+	# the plugin's with --count-insns (EX_MARKS=1; cm_window).
 	for w in $(seq "$EX_BL_WINDOWS"); do
-		[ "$w" != 1 ] || cm_open
+		! cm_window "$w" || cm_open
 		n0=$(pg_txpkts) b0=$(busy_ns)
 		sleep "$EX_BL_SECS"
 		n1=$(pg_txpkts) b1=$(busy_ns)
-		[ "$w" != 1 ] || cm_close "backlog|tbf/$F-flows/${S}B|$1" "$((n1 - n0))"
+		! cm_window "$w" || cm_close "backlog|tbf/$F-flows/${S}B|$1$(cm_wtag "$w")" "$((n1 - n0))"
 		[ "$n1" -gt "$n0" ] || fail "no packet left tbf in the window ($1)"
 		awk -v b="$((b1 - b0))" -v n="$((n1 - n0))" 'BEGIN { printf "%.1f\n", b / n }'
 	done >"$R/data/backlog-$1.windows"
@@ -459,9 +460,9 @@ pacing_point() {
 	# version, one window, saw pfifo's figure at 100k flows move 2x).
 	local w b min=''
 	for w in $(seq "$EX_BL_WINDOWS"); do
-		[ "$w" != 1 ] || cm_open
+		! cm_window "$w" || cm_open
 		b=$(pacing_cycles "$cycles" "$(pacing_wait "$n")")
-		[ "$w" != 1 ] || cm_close "pacing|$n-flows|$2" "$((cycles * per))"
+		! cm_window "$w" || cm_close "pacing|$n-flows|$2$(cm_wtag "$w")" "$((cycles * per))"
 		echo "$b" >>"$R/data/pacing-$n-$2.windows"
 		[ -n "$min" ] && [ "$min" -le "$b" ] || min=$b
 	done

@@ -69,11 +69,12 @@ t_fragments_one_flow() {
 # IPv6 fragments: the first one carries the ports, the later ones not even
 # the upper protocol. Every kernel keys them on what they all carry: the
 # addresses and the flow label, which Linux sets per 5-tuple (auto flow
-# labels), so 50 ports are 50 flows; a datagram split over two flows (the
+# labels), so 50 ports are 50 flows (and a router solicitation or MLD
+# report of the new link a few more); a datagram split over two flows (the
 # first fragment keyed on its ports) would make up to 100.
 t_ipv6_fragments_not_split() {
 	oh_setup v6
-	oh_send 48 53 ipv6-fragments -6 -d "$RCV_IP6" -p 20000 -n 50 -c 200 -l 3000
+	oh_send 48 56 ipv6-fragments -6 -d "$RCV_IP6" -p 20000 -n 50 -c 200 -l 3000
 }
 
 # A hash already on the packet (here a random one per packet, set by a tc
