@@ -262,8 +262,10 @@ for rep in $(seq "$reps"); do
 		[ "$cache" = 0 ] || prof+=(--cache-model "$out/cache")
 		[ "$count" = 0 ] || prof+=(--cache-model "$out/cache")
 		read -r _ b t <<<"$(kernel_opts "$k")"
-		kimg=()
-		[[ $k != patched72-* ]] || kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
+		# Every kernel was built above: the boot takes its image as it is
+		# (a boot that prepared the tree again could race another job
+		# that walks the patched 7.2 tree, as check-series --base 7.2 does).
+		kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
 		FQP_CACHE_MODEL_OPTS=$(if [ "$count" = 1 ]; then echo sim=none; else echo "${FQP_CACHE_MODEL_OPTS:-}"; fi) \
 			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \

@@ -23,6 +23,9 @@
 set_base 7.2
 ensure_packages sparse python3
 "$FQP_ROOT/scripts/prepare-tree.sh"
+# The walk pops and pushes the patched tree: no other job prepares it
+# meanwhile (prepare-tree.sh waits for this lock).
+with_lock "$FQP_CACHE/.tree-7.2-lock"
 mapfile -t patches < <(series_patches)
 logdir=$FQP_CACHE/logs/check-series-7.2
 mkdir -p "$logdir"
