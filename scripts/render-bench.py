@@ -585,9 +585,7 @@ def render_next72(rundir, vals, order):
         if k == "patched72":
             names[k] = "whole series"
         else:
-            n = int(k.split("-")[1])
-            p = series[nnet + n - 1] if 0 < n and nnet + n <= len(series) else ""
-            names[k] = "+%d%s" % (n, (" (%s)" % p.split("/")[-1][:9]) if p else "")
+            names[k] = "+%d" % int(k.split("-")[1])
     st = {key: {k: stats(vals[key].get(k, [])) for k in ks} for key in order}
     byk = {key[:3]: key for key in order}
 
@@ -632,6 +630,10 @@ def render_next72(rundir, vals, order):
             label, num(m(wl, var, "pfifo_insn", "stock72")), num(base),
             " | ".join("%s (%s)" % (num(m(wl, var, metric, k)), q(m(wl, var, metric, k), base)) for k in ks[1:]),
             "-" if worst is None else "%.2f%%" % (100 * worst)))
+    if series:
+        md += ["", "+N: the net fixes (%s) and net-next patches 1..N: %s." % (
+            ", ".join(p.split("/")[-1] for p in series[:nnet]) or "none",
+            "; ".join("%d %s" % (i + 1, p.split("/")[-1]) for i, p in enumerate(series[nnet:])))]
     whole = ks[-1]
     md += ["", "Targets, %s against stock 7.2 (same run):" % names[whole], "",
            "| target point | target | 7.2 | series | series/7.2 | verdict |", "|---|---|---|---|---|---|"]

@@ -76,12 +76,15 @@ esac
 # goes into the body as "From:" when it is someone else, as git
 # format-patch --from writes it), the Subject's tag is [PREFIX vVERSION I/N]
 # ([PREFIX vVERSION] for a single patch), and the trailers end with IDENT's
-# Signed-off-by, once; a placeholder's Signed-off-by is dropped.
+# Signed-off-by, once; a placeholder's Signed-off-by is dropped. A mail
+# without a Message-ID gets one in git format-patch's form (the first
+# mail's, STAMP, is the thread's root: the others reply to it), as
+# send-email keeps it and b4 needs it to read the thread.
 remail() {
 	python3 - "$@" "$FQP_PLACEHOLDER_NAME" "$FQP_PLACEHOLDER_EMAIL" <<'PY'
 import re
 import sys
-src, dst, ident, prefix, version, i, n, ph_name, ph_email = sys.argv[1:]
+src, dst, ident, prefix, version, i, n, stamp, ph_name, ph_email = sys.argv[1:]
 text = open(src).read()
 head, sep, body = text.partition("\n\n")
 if not sep:
@@ -102,6 +105,12 @@ for h in hdrs:
     elif h.startswith("Subject: "):
         h = "Subject: " + tag + " " + re.sub(r"^(\[[^]]*\]\s*)+", "", h[9:])
     out.append(h)
+if not any(h.lower().startswith("message-id:") for h in hdrs):
+    mail = ident[ident.rfind("<") + 1:].rstrip(">")
+    out.append("Message-ID: <%s-%s-%s>" % (stamp, i, mail))
+    if i != "1":
+        out.append("In-Reply-To: <%s-1-%s>" % (stamp, mail))
+        out.append("References: <%s-1-%s>" % (stamp, mail))
 msg, dashes, rest = body.partition("\n---\n")
 if not dashes:
     sys.exit("%s: no --- line before the diffstat" % src)
@@ -126,7 +135,8 @@ if [ -n "$qdir" ]; then
 		elif [ "$series" = net ]; then
 			"$FQP_ROOT/scripts/prepare-tree.sh" --base 7.2 --stock-only
 		else
-			die "no 6.12 tree at $tree" "scripts/check-fixes.sh fetches it (trixie's linux-source-6.12)"
+			with_lock "$FQP_CACHE/.tree-6.12-lock"
+			fetch_debian_tree trixie linux-source-6.12 "$tree"
 		fi
 	}
 fi
@@ -158,11 +168,11 @@ if [ -z "$qdir" ]; then
 else
 	mapfile -t qp < <(series_file_patches "$qdir/series")
 	[ ${#qp[@]} -gt 0 ] || die "$qdir/series lists no patch" "write the series first"
-	i=0
+	i=0 stamp=$(date -u +%Y%m%d%H%M%S).$$
 	for p in "${qp[@]}"; do
 		i=$((i + 1))
 		remail "$qdir/$p" "$out/v$version-$(printf %04d "$i")-${p#[0-9][0-9][0-9][0-9]-}" \
-			"$ident" "$prefix" "$version" "$i" "${#qp[@]}"
+			"$ident" "$prefix" "$version" "$i" "${#qp[@]}" "$stamp"
 	done
 fi
 mapfile -t mails < <(find "$out" -maxdepth 1 -name "v$version-*.patch" | sort)
