@@ -49,22 +49,7 @@ declare -A TREE=([net]='sid 7.2' [stable-6.1]='bookworm 6.1' [stable-6.12]='trix
 
 logdir=$FQP_CACHE/logs/check-fixes
 mkdir -p "$logdir"
-n=0 pass=0 failn=0
-# result STATUS NAME [LOG]: one TAP line; on failure the end of LOG as
-# TAP comments.
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-		pass=$((pass + 1))
-		return
-	fi
-	echo "not ok $n $2"
-	failn=$((failn + 1))
-	[ -z "${3:-}" ] || { tail -n 25 "$3" | sed 's/^/# /'; echo "# full log: $3"; }
-}
-# not_run NAME WHY: a step that cannot run because an earlier one failed
-# (a failure too).
+result() { tap_result "$@"; }
 not_run() { result 1 "$1 # not run: $2"; }
 
 # stock_tree FIX: prepare the fix's unpatched tree and print its path.
@@ -178,5 +163,4 @@ check_fix() {
 echo "TAP version 13"
 echo "1..$((5 * ${#fixes[@]}))"
 for f in "${fixes[@]}"; do check_fix "$f"; done
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+tap_summary

@@ -38,27 +38,10 @@ logdir=$FQP_CACHE/logs/check-series
 mkdir -p "$logdir"
 echo "TAP version 13"
 echo "1..$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
-n=0 pass=0 failn=0
-result() {
-	n=$((n + 1))
-	if [ "$1" = 0 ]; then
-		echo "ok $n $2"
-		pass=$((pass + 1))
-	else
-		echo "not ok $n $2"
-		failn=$((failn + 1))
-	fi
-}
+result() { tap_result "$@"; }
 
 for p in "${patches[@]}"; do
-	r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
-	printf '%s\n' "$r" >"$logdir/checkpatch-${p%%-*}.log"
-	if [ -n "$r" ]; then
-		sed 's/^/# /' <<<"$r" | head -n 20
-		result 1 "checkpatch_strict_${p%%-*}"
-	else
-		result 0 "checkpatch_strict_${p%%-*}"
-	fi
+	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_strict_${p%%-*}" "$logdir/checkpatch-${p%%-*}.log"
 done
 
 want=$(cat "$FQP_PATCHED/.fqp-series")
@@ -101,5 +84,4 @@ cross_build() {
 	fi
 }
 for a in "${cross_arches[@]}"; do cross_build "$a"; done
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+tap_summary

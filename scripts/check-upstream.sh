@@ -59,15 +59,7 @@ done
 checks=(checkpatch applies builds w1_sparse_m kernel_doc i386 clang_w1)
 echo "TAP version 13"
 echo "1..$((${#checks[@]} * ${#patches[@]}))"
-n=0 pass=0 failn=0 skipn=0
-result() {
-	n=$((n + 1))
-	case $1 in
-	0) echo "ok $n $2"; pass=$((pass + 1)) ;;
-	skip) echo "ok $n $2 # SKIP $3"; skipn=$((skipn + 1)) ;;
-	*) echo "not ok $n $2"; failn=$((failn + 1)) ;;
-	esac
-}
+result() { tap_result "$@"; }
 # tail_log LOG: the end of a failed step's log, as TAP comments, and its path.
 tail_log() { tail -n 15 "$1" | sed 's/^/# /'; echo "# log: $1"; }
 
@@ -131,14 +123,7 @@ log "baseline: warnings per file: $(tr '\n' ' ' <<<"$base_warn"); kernel-doc: $b
 
 for p in "${patches[@]}"; do
 	tag=$(basename "$(dirname "$p")")_$(basename "$p" | cut -c1-4)
-	r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
-	printf '%s\n' "$r" >"$logdir/checkpatch-$tag.log"
-	if [ -n "$r" ]; then
-		sed 's/^/# /' <<<"$r" | head -n 20
-		result 1 "checkpatch_$tag"
-	else
-		result 0 "checkpatch_$tag"
-	fi
+	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_$tag" "$logdir/checkpatch-$tag.log"
 	if ! (cd "$FQP_PATCHED" && quilt push -q) >"$logdir/push-$tag.log" 2>&1; then
 		tail_log "$logdir/push-$tag.log"
 		result 1 "applies_$tag"
@@ -190,5 +175,4 @@ done
 # Fully pushed: mark the tree current so nothing re-applies it.
 [ "$(cd "$FQP_PATCHED" && quilt applied 2>/dev/null | wc -l)" != "${#patches[@]}" ] ||
 	series_hash >"$FQP_PATCHED/.fqp-series"
-echo "$pass passed, $failn failed, $skipn skipped"
-[ "$failn" = 0 ]
+tap_summary
