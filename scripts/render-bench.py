@@ -466,6 +466,21 @@ def exact_targets(get, med):
             "|---|---|---|---|---|---|"] + lines + [""]
 
 
+def ratio_text(a, b):
+    """a/b with three decimals, "n/a" when either is missing or b is 0."""
+    return "%.3f" % (a / b) if a is not None and b and b > 0 else "n/a"
+
+
+def short_num(v):
+    return "-" if v is None else ("%.0f" % v if abs(v) >= 100 else "%.3g" % v)
+
+
+def base72_text(rundir):
+    """The stock 7.2 tree of a run (bench.sh writes base72.txt)."""
+    path = os.path.join(rundir, "base72.txt")
+    return open(path).read().strip() if os.path.exists(path) else "sid's linux-source-7.2"
+
+
 # The three kernels of a run with stock 7.2 (bench.sh --kernels), as
 # raw.csv names them, and as the tables do.
 KERNELS72 = (("stock", "6.1"), ("patched", "series"), ("stock72", "7.2"))
@@ -493,17 +508,12 @@ def render_vs72(rundir, vals, order):
         x = st[key][k] if key else None
         return "-" if not x or x["spread"] is None else "%.2f%%" % (100 * x["spread"])
 
-    def q(a, b):
-        return "%.3f" % (a / b) if a is not None and b and b > 0 else "n/a"
-
-    def num(v):
-        return "-" if v is None else ("%.0f" % v if abs(v) >= 100 else "%.3g" % v)
+    q, num = ratio_text, short_num
 
     md = ["", "Stock 7.2 (%s) in the same run, same fragments and workloads: instructions per packet "
           "by kernel; pfifo shows how much the rest of the kernel moved, fq cost = fq - pfifo "
-          "keeps the comparison to the qdisc. Spread: largest of fq and pfifo over the boots." % (
-              open(os.path.join(rundir, "base72.txt")).read().strip()
-              if os.path.exists(os.path.join(rundir, "base72.txt")) else "sid's linux-source-7.2"), "",
+          "keeps the comparison to the qdisc. Spread: largest of fq and pfifo over the boots." %
+          base72_text(rundir), "",
           "| point | pfifo 6.1 | pfifo series | pfifo 7.2 | fq cost 6.1 | fq cost series | fq cost 7.2 "
           "| series/6.1 | **series/7.2** | 7.2/6.1 | spread 6.1 / series / 7.2 |",
           "|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -599,18 +609,13 @@ def render_next72(rundir, vals, order):
               st[byk[(wl, var, mt)]][k]["spread"] is not None]
         return max(xs) if xs else None
 
-    def q(a, b):
-        return "%.3f" % (a / b) if a is not None and b and b > 0 else "n/a"
-
-    def num(v):
-        return "-" if v is None else ("%.0f" % v if abs(v) >= 100 else "%.3g" % v)
+    q, num = ratio_text, short_num
 
     md = ["", "The upstream patches on stock 7.2 (%s), same run: fq cost (instructions per packet "
           "over pfifo, or the metric's own unit) of stock 7.2 and of each kernel with the first N "
           "net-next patches (after patches/net/), and its ratio to stock 7.2; the step from one "
-          "column to the next is that patch's own effect. Spread: largest over the boots." % (
-              open(os.path.join(rundir, "base72.txt")).read().strip()
-              if os.path.exists(os.path.join(rundir, "base72.txt")) else "sid's linux-source-7.2"), "",
+          "column to the next is that patch's own effect. Spread: largest over the boots." %
+          base72_text(rundir), "",
           "| point | pfifo 7.2 | fq cost 7.2 | " + " | ".join("%s (x 7.2)" % names[k] for k in ks[1:]) +
           " | worst spread |",
           "|---|---|---|" + "---|" * (len(ks) - 1) + "---|"]
