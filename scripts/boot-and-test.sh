@@ -10,7 +10,7 @@ usage() {
 usage: $0 [options]
   --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
                           6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
-                          (stock only: the series applies to 6.1)
+                          (patched there: 7.2 with patches/net/ and patches/net-next/)
   --kernel stock|patched  which tree (default patched)
   --config test|debug|bench  kernel fragment set (default test)
   --bzimage PATH          boot this kernel instead of building one

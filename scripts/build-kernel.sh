@@ -7,7 +7,8 @@
 usage() {
 	cat >&2 <<USAGE
 usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench] [--src DIR] [--out DIR]
-  --base    which upstream tree stock is (default \$FQP_BASE or 6.1); 7.2 has stock only
+  --base    which upstream tree stock is (default \$FQP_BASE or 6.1); on 7.2 the
+            patched tree carries the upstream patches (patches/net*/)
   --tree    which tree to build (default patched; prepared automatically)
   --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench
   --src/--out  build another source tree (e.g. a bisect step) into another O= dir

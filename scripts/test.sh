@@ -12,7 +12,8 @@ usage() {
 	cat >&2 <<USAGE
 usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [--shards N] [-- boot-and-test options]
   --base        the upstream tree (default \$FQP_BASE or 6.1); 7.2 (sid's
-                linux-source-7.2) has only the stock kernel, the default there
+                linux-source-7.2): stock is the default there, --kernel patched
+                is 7.2 with the upstream patches (patches/net/, patches/net-next/)
   --quick       skip the lint, the series review builds and the host self-tests
   --shards N    split the cases over N guests booted side by side (default 2
                 with --config debug, whose guest keeps about one host core
