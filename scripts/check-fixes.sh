@@ -49,8 +49,7 @@ declare -A TREE=([net]='sid 7.2' [stable-6.1]='bookworm 6.1' [stable-6.12]='trix
 
 logdir=$FQP_CACHE/logs/check-fixes
 mkdir -p "$logdir"
-result() { tap_result "$@"; }
-not_run() { result 1 "$1 # not run: $2"; }
+not_run() { tap_result 1 "$1 # not run: $2"; }
 
 # stock_tree FIX: prepare the fix's unpatched tree and print its path.
 stock_tree() {
@@ -118,7 +117,7 @@ check_fix() {
 	{ cp -al "$stock" "$tree" &&
 		(cd "$tree" && QUILT_PATCHES=$FQP_ROOT/patches/$fix QUILT_SERIES=$FQP_ROOT/patches/$fix/series \
 			QUILT_PC=.pc quilt push -a); } >"$logdir/$fix-push.log" 2>&1 || rc=1
-	result "$rc" "applies_$fix" "$logdir/$fix-push.log"
+	tap_result "$rc" "applies_$fix" "$logdir/$fix-push.log"
 
 	rc=0
 	: >"$logdir/$fix-checkpatch.log"
@@ -126,13 +125,13 @@ check_fix() {
 		cp_out=$(checkpatch_strict "$stock" "$FQP_ROOT/patches/$fix/$p")
 		[ -z "$cp_out" ] || { printf '%s:\n%s\n' "$p" "$cp_out" >>"$logdir/$fix-checkpatch.log"; rc=1; }
 	done
-	result "$rc" "checkpatch_strict_$fix" "$logdir/$fix-checkpatch.log"
+	tap_result "$rc" "checkpatch_strict_$fix" "$logdir/$fix-checkpatch.log"
 
 	if [ -d "$tree/.pc" ]; then
 		rc=0
 		nice -n 5 "$FQP_ROOT/scripts/build-kernel.sh" --base "${BASE[$fix]}" --tree stock --config test \
 			--src "$tree" --out "$out" >"$logdir/$fix-build.log" 2>&1 || rc=1
-		result "$rc" "builds_$fix" "$logdir/$fix-build.log"
+		tap_result "$rc" "builds_$fix" "$logdir/$fix-build.log"
 	else
 		rc=1
 		not_run "builds_$fix" "the series did not apply"
@@ -141,19 +140,19 @@ check_fix() {
 	if img=$(stock_image "$fix" "$logdir/$fix-build-stock.log"); then
 		boot "$fix" stock "$img" || true
 		if case_failed "$fix"; then
-			result 0 "stock_fails_$fix"
+			tap_result 0 "stock_fails_$fix"
 		else
-			result 1 "stock_fails_$fix # the stock kernel passed ${CASES[$fix]} (or never ran it)" "$logdir/$fix-stock.log"
+			tap_result 1 "stock_fails_$fix # the stock kernel passed ${CASES[$fix]} (or never ran it)" "$logdir/$fix-stock.log"
 		fi
 	else
-		result 1 "stock_fails_$fix # the stock kernel did not build" "$logdir/$fix-build-stock.log"
+		tap_result 1 "stock_fails_$fix # the stock kernel did not build" "$logdir/$fix-build-stock.log"
 	fi
 
 	if [ "$rc" = 0 ]; then
 		if boot "$fix" fixed "$out/arch/x86/boot/bzImage"; then
-			result 0 "fixed_passes_$fix"
+			tap_result 0 "fixed_passes_$fix"
 		else
-			result 1 "fixed_passes_$fix" "$logdir/$fix-fixed.log"
+			tap_result 1 "fixed_passes_$fix" "$logdir/$fix-fixed.log"
 		fi
 	else
 		not_run "fixed_passes_$fix" "no fixed kernel"

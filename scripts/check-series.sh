@@ -38,7 +38,6 @@ logdir=$FQP_CACHE/logs/check-series
 mkdir -p "$logdir"
 echo "TAP version 13"
 echo "1..$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
-result() { tap_result "$@"; }
 
 for p in "${patches[@]}"; do
 	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_strict_${p%%-*}" "$logdir/checkpatch-${p%%-*}.log"
@@ -53,7 +52,7 @@ for p in "${patches[@]}"; do
 		--out "$FQP_BUILD/patched-test" --tree patched --config test \
 		>"$logdir/build-${p%%-*}.log" 2>&1 || rc=1
 	[ "$rc" = 0 ] || tail -n 20 "$logdir/build-${p%%-*}.log" | sed 's/^/# /'
-	result "$rc" "builds_after_${p%%.patch}"
+	tap_result "$rc" "builds_after_${p%%.patch}"
 done
 # Fully pushed again: mark the tree current so nothing re-applies it.
 full=0
@@ -67,7 +66,7 @@ cross_build() {
 	runlog=$logdir/cross-$a-run.log
 	if [ "$full" = 0 ]; then
 		echo "# the series did not apply fully (logs: $logdir/push-*.log): not cross-building"
-		result 1 "cross_build_$a"
+		tap_result 1 "cross_build_$a"
 		return
 	fi
 	log "cross-building the series' objects for $a (log: $runlog)"
@@ -75,12 +74,12 @@ cross_build() {
 	if [ "$rc" = 0 ]; then
 		summary=$(sed -n "s/^cross-$a: //p" "$runlog")
 		grep -E ': warning:' "$logdir/cross-$a.log" 2>/dev/null | head -n 10 | sed 's/^/# /' || true
-		result 0 "cross_build_$a # $summary"
+		tap_result 0 "cross_build_$a # $summary"
 	else
 		grep -E -m 5 ': (fatal )?error:' "$logdir/cross-$a.log" 2>/dev/null | sed 's/^/# /' || true
 		grep -E 'ERROR:|next:' "$runlog" | tail -n 4 | sed 's/^/# /'
 		echo "# logs: $runlog, $logdir/cross-$a.log"
-		result 1 "cross_build_$a"
+		tap_result 1 "cross_build_$a"
 	fi
 }
 for a in "${cross_arches[@]}"; do cross_build "$a"; done

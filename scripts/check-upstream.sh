@@ -59,7 +59,6 @@ done
 checks=(checkpatch applies builds w1_sparse_m kernel_doc i386 clang_w1)
 echo "TAP version 13"
 echo "1..$((${#checks[@]} * ${#patches[@]}))"
-result() { tap_result "$@"; }
 # tail_log LOG: the end of a failed step's log, as TAP comments, and its path.
 tail_log() { tail -n 15 "$1" | sed 's/^/# /'; echo "# log: $1"; }
 
@@ -126,17 +125,17 @@ for p in "${patches[@]}"; do
 	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_$tag" "$logdir/checkpatch-$tag.log"
 	if ! (cd "$FQP_PATCHED" && quilt push -q) >"$logdir/push-$tag.log" 2>&1; then
 		tail_log "$logdir/push-$tag.log"
-		result 1 "applies_$tag"
-		for c in "${checks[@]:2}"; do result 1 "${c}_$tag # not applied"; done
+		tap_result 1 "applies_$tag"
+		for c in "${checks[@]:2}"; do tap_result 1 "${c}_$tag # not applied"; done
 		continue
 	fi
-	result 0 "applies_$tag"
+	tap_result 0 "applies_$tag"
 	rc=0
 	"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --src "$FQP_PATCHED" \
 		--out "$FQP_BUILD/patched72-test" --tree patched --config test \
 		>"$logdir/build-$tag.log" 2>&1 || rc=1
 	[ "$rc" = 0 ] || tail_log "$logdir/build-$tag.log"
-	result "$rc" "builds_$tag"
+	tap_result "$rc" "builds_$tag"
 	rc=0
 	w1_sparse "$logdir/w1-$tag.log" || rc=1
 	if [ "$rc" = 0 ]; then
@@ -150,26 +149,26 @@ for p in "${patches[@]}"; do
 	else
 		tail_log "$logdir/w1-$tag.log"
 	fi
-	result "$rc" "w1_sparse_m_$tag"
+	tap_result "$rc" "w1_sparse_m_$tag"
 	k=$(kdoc "$logdir/kdoc-$tag.log")
 	if [ "$k" -gt "$base_kdoc" ]; then
 		echo "# kernel-doc: $k complaints, $base_kdoc before the series"
 		head -n 10 "$logdir/kdoc-$tag.log" | sed 's/^/# /'
-		result 1 "kernel_doc_$tag"
+		tap_result 1 "kernel_doc_$tag"
 	else
-		result 0 "kernel_doc_$tag"
+		tap_result 0 "kernel_doc_$tag"
 	fi
 	rc=0
 	"$FQP_ROOT/scripts/cross-build.sh" --base 7.2 --arch i386 --src "$FQP_PATCHED" >"$logdir/i386-$tag.log" 2>&1 || rc=1
 	[ "$rc" = 0 ] || tail_log "$logdir/i386-$tag.log"
-	result "$rc" "i386_$tag"
+	tap_result "$rc" "i386_$tag"
 	if [ -z "$clang_bin" ]; then
-		result skip "clang_w1_$tag" "no clang >= 17 with ld.lld on this host (7.2 needs LLVM 17.0.1; bookworm's newest is 16)"
+		tap_result skip "clang_w1_$tag" "no clang >= 17 with ld.lld on this host (7.2 needs LLVM 17.0.1; bookworm's newest is 16)"
 	else
 		rc=0
 		clang_objs "$logdir/clang-$tag.log" || rc=1
 		[ "$rc" = 0 ] || tail_log "$logdir/clang-$tag.log"
-		result "$rc" "clang_w1_$tag"
+		tap_result "$rc" "clang_w1_$tag"
 	fi
 done
 # Fully pushed: mark the tree current so nothing re-applies it.
