@@ -101,23 +101,16 @@ _archive_need() {
 # _stanza_field FILE FIELD: the value of FIELD in the one-stanza FILE.
 _stanza_field() { awk -v f="$2:" '$1 == f {print $2; exit}' "$1"; }
 
-# fetch_debian_tree SUITE PACKAGE DEST: unpack the kernel tree in Debian's
-# PACKAGE (a linux-source-X.Y, binary-all) from SUITE into DEST, verified
-# as apt verifies: dists/SUITE/InRelease checked by gpgv against the host's
-# Debian archive keyring, Packages.xz against the SHA256 the signed
-# InRelease gives, the .deb against the SHA256 in Packages. Only that one
-# package is fetched (from the mirror the machine's apt sources name); the
-# host's apt sources and packages are left as they are. Downloads are
-# cached in $FQP_CACHE/SUITE by version: a new version unpacks beside the
-# old one's download. Nothing is done when DEST is already unpacked, unless
-# FQP_TREE_REFRESH is set.
-fetch_debian_tree() {
-	local suite=$1 pkg=$2 dest=$3 m dir rel idx sha stanza file size ver deb expiry
-	[ ! -f "$dest/.fqp-unpacked" ] || [ -n "${FQP_TREE_REFRESH:-}" ] || return 0
-	ensure_packages curl gpgv xz-utils debian-archive-keyring
+# debian_release SUITE: fetch SUITE's release file and check it as apt
+# does: dists/SUITE/InRelease (from the mirror the machine's apt sources
+# name) by gpgv against the host's Debian archive keyring. Its verified
+# text is then $FQP_CACHE/SUITE/InRelease.verified, the only source of the
+# index hashes below. Dies when it does not verify; warns when it expired.
+debian_release() {
+	local suite=$1 m dir rel expiry
+	ensure_packages curl gpgv debian-archive-keyring
 	m=$(apt_mirror) dir=$FQP_CACHE/$suite
 	mkdir -p "$dir"
-	log "fetching $pkg's index from Debian $suite (the apt sources' mirror)"
 	curl -fsS --retry 3 -o "$dir/InRelease" "$m/dists/$suite/InRelease" ||
 		die "downloading $m/dists/$suite/InRelease failed" "check the network, then re-run"
 	rel=$dir/InRelease.verified
@@ -133,40 +126,76 @@ fetch_debian_tree() {
 		# so loudly. Every hash below still comes from this signed index.
 		warn "$suite's InRelease expired on $expiry (the mirror is behind this machine's clock); using it anyway"
 	fi
+}
+
+# debian_index VAR SUITE PATH...: set VAR to the local copy of the first
+# index PATH (relative to dists/SUITE/, e.g. main/source/Sources.xz) that
+# matches the SHA256 SUITE's verified InRelease gives (debian_release
+# first), kept in $FQP_CACHE/SUITE and downloaded only when its content
+# changed. A PATH the mirror serves mangled is reported and the next one
+# tried; dies when none matches.
+debian_index() {
+	local -n _idx=$1
+	local suite=$2 m dir path sha out
+	shift 2
+	m=$(apt_mirror) dir=$FQP_CACHE/$suite
+	for path in "$@"; do
+		sha=$(awk -v f="$path" '$3 == f && length($1) == 64 {print $1; exit}' "$dir/InRelease.verified")
+		[ -n "$sha" ] || continue
+		out=$dir/${path//\//_}
+		if { [ -f "$out" ] && [ "$(sha256sum <"$out" | cut -d' ' -f1)" = "$sha" ]; } ||
+			_archive_get "$m/dists/$suite/$path" "$out" "$sha"; then
+			_idx=$out
+			return 0
+		fi
+		warn "$m/dists/$suite/$path does not match $suite's signed InRelease; trying the next index"
+	done
+	die "none of $* of $suite matches its signed InRelease" \
+		"a mirror caught mid-update: re-run later, or set FQP_MIRROR to another Debian mirror"
+}
+
+# newest_stanza INDEX PKG OUT: the stanza of PKG's newest version in the
+# xz-compressed Packages or Sources INDEX, written to OUT (empty when
+# INDEX lists no PKG).
+newest_stanza() {
+	local idx=$1 pkg=$2 out=$3 v best=''
+	xz -dc "$idx" | awk -v RS= -v ORS='\n\n' -v p="Package: $pkg" 'index($0, p "\n") == 1 {print}' >"$out.all"
+	while read -r v; do
+		[ -n "$best" ] && ! dpkg --compare-versions "$v" gt "$best" || best=$v
+	done < <(awk '$1 == "Version:" {print $2}' "$out.all")
+	awk -v RS= -v v="$best" '$0 ~ "\nVersion: " v "\n" {print; exit}' "$out.all" >"$out"
+	rm -f "$out.all"
+}
+
+# fetch_debian_tree SUITE PACKAGE DEST: unpack the kernel tree in Debian's
+# PACKAGE (a linux-source-X.Y, binary-all) from SUITE into DEST, verified
+# as apt verifies: dists/SUITE/InRelease checked by gpgv against the host's
+# Debian archive keyring, Packages.xz against the SHA256 the signed
+# InRelease gives, the .deb against the SHA256 in Packages. Only that one
+# package is fetched (from the mirror the machine's apt sources name); the
+# host's apt sources and packages are left as they are. Downloads are
+# cached in $FQP_CACHE/SUITE by version: a new version unpacks beside the
+# old one's download. Nothing is done when DEST is already unpacked, unless
+# FQP_TREE_REFRESH is set.
+fetch_debian_tree() {
+	local suite=$1 pkg=$2 dest=$3 m dir idx sha stanza file size ver deb
+	[ ! -f "$dest/.fqp-unpacked" ] || [ -n "${FQP_TREE_REFRESH:-}" ] || return 0
+	ensure_packages curl xz-utils
+	m=$(apt_mirror) dir=$FQP_CACHE/$suite
+	log "fetching $pkg's index from Debian $suite (the apt sources' mirror)"
+	debian_release "$suite"
 	# binary-all lists the package; the host architecture's index lists it
 	# too ("No-Support-for-Architecture-all: Packages"), and is the one
 	# taken when a mirror serves a binary-all index that does not match
 	# the signed InRelease (seen on trixie, 2026-12-06).
-	local a arches
-	arches="all $(dpkg --print-architecture)"
-	idx=''
-	for a in $arches; do
-		sha=$(awk -v f="main/binary-$a/Packages.xz" '$3 == f && length($1) == 64 {print $1; exit}' "$rel")
-		[ -n "$sha" ] || continue
-		if [ -f "$dir/Packages-$a.xz" ] && [ "$(sha256sum <"$dir/Packages-$a.xz" | cut -d' ' -f1)" = "$sha" ]; then
-			idx=$dir/Packages-$a.xz
-			break
-		fi
-		if _archive_get "$m/dists/$suite/main/binary-$a/Packages.xz" "$dir/Packages-$a.xz" "$sha"; then
-			idx=$dir/Packages-$a.xz
-			break
-		fi
-		warn "$m/dists/$suite/main/binary-$a/Packages.xz does not match $suite's signed InRelease; trying the next index"
-	done
-	[ -n "$idx" ] || die "no main/binary-{${arches// /,}}/Packages.xz of $suite matches its signed InRelease" \
-		"a mirror caught mid-update: re-run later, or set FQP_MIRROR to another Debian mirror"
+	debian_index idx "$suite" main/binary-all/Packages.xz "main/binary-$(dpkg --print-architecture)/Packages.xz"
 	# The newest version when the index lists several.
 	stanza=$dir/$pkg.stanza
-	local all=$dir/$pkg.stanzas v best=''
-	xz -dc "$idx" | awk -v RS= -v ORS='\n\n' -v p="Package: $pkg" 'index($0, p "\n") == 1 {print}' >"$all"
-	while read -r v; do
-		[ -n "$best" ] && ! dpkg --compare-versions "$v" gt "$best" || best=$v
-	done < <(awk '$1 == "Version:" {print $2}' "$all")
-	awk -v RS= -v v="$best" '$0 ~ "\nVersion: " v "\n" {print; exit}' "$all" >"$stanza"
+	newest_stanza "$idx" "$pkg" "$stanza"
 	file=$(_stanza_field "$stanza" Filename) sha=$(_stanza_field "$stanza" SHA256)
 	size=$(_stanza_field "$stanza" Size) ver=$(_stanza_field "$stanza" Version)
 	[ -n "$file" ] && [ -n "$sha" ] ||
-		die "$suite has no $pkg in main/binary-$a/Packages.xz" \
+		die "$suite has no $pkg in ${idx##*/}" \
 			"has $suite moved on to another kernel? ask for the linux-source-X.Y it serves (sid's: FQP_SID_PACKAGE)"
 	local free
 	free=$(df -Pk "$FQP_CACHE" | awk 'NR == 2 {print $4}')
@@ -197,6 +226,88 @@ fetch_debian_tree() {
 # it again.
 fetch_sid_tree() {
 	FQP_TREE_REFRESH=${FQP_SID_REFRESH:-} fetch_debian_tree sid "$FQP_SID_PACKAGE" "$FQP_STOCK"
+}
+
+# ensure_sparse_72: print the path of a sparse that Linux 7.2 accepts for
+# C=1/C=2 (pass it as CHECK=), built once into $FQP_CACHE/tools/sparse-V/.
+# Why: 7.2's scripts/checker-valid.sh asks sparse to parse
+# __typeof_unqual__, which bookworm's sparse 0.6.4 cannot; kbuild then
+# prints "C=2 specified, but sparse is not available or not up to date"
+# and runs no sparse at all, and the build still succeeds. Sid's sparse
+# (0.6.5~rc1) parses it, but its binary needs sid's glibc (>= 2.38,
+# bookworm has 2.36), so sid's source package is built with bookworm's
+# gcc: Sources.xz checked against sid's signed InRelease, each file of
+# the source package against the SHA256 the Sources stanza gives, then
+# only the sparse program from the upstream (orig) tarball. Debian's own
+# patches are left out: they pin gcc-16 (sid's compiler) and add a linker
+# flag for the package's other programs. The newest version built before
+# is reused without asking the mirror; FQP_SPARSE_REFRESH looks at sid
+# again.
+ensure_sparse_72() {
+	local tools=$FQP_CACHE/tools d v have='' m dir idx stanza ver pool sha size name orig='' out src
+	mkdir -p "$tools"
+	with_lock "$tools/.sparse-lock"
+	for d in "$tools"/sparse-*/; do
+		v=${d%/} v=${v##*/sparse-}
+		[ -x "$d/sparse" ] && [ -f "$d/.fqp-built" ] || continue
+		[ -n "$have" ] && ! dpkg --compare-versions "$v" gt "$have" || have=$v
+	done
+	if [ -n "$have" ] && [ -z "${FQP_SPARSE_REFRESH:-}" ]; then
+		printf '%s\n' "$tools/sparse-$have/sparse"
+		return 0
+	fi
+	ensure_packages curl xz-utils gcc make libc6-dev
+	m=$(apt_mirror) dir=$FQP_CACHE/sid
+	log "sparse for 7.2: looking up Debian sid's source package (bookworm's 0.6.4 cannot parse __typeof_unqual__)"
+	debian_release sid
+	debian_index idx sid main/source/Sources.xz
+	stanza=$dir/sparse.source-stanza
+	newest_stanza "$idx" sparse "$stanza"
+	ver=$(_stanza_field "$stanza" Version) pool=$(_stanza_field "$stanza" Directory)
+	[ -n "$ver" ] && [ -n "$pool" ] ||
+		die "sid's main/source/Sources.xz has no sparse" "look for sparse in Debian's sources; ensure_sparse_72 in scripts/lib.sh needs another source"
+	out=$tools/sparse-$ver
+	if [ -x "$out/sparse" ] && [ -f "$out/.fqp-built" ]; then
+		printf '%s\n' "$out/sparse"
+		return 0
+	fi
+	# Checksums-Sha256: " SHA256 SIZE NAME", one file of the source package a line.
+	while read -r sha size name; do
+		if [ ! -f "$dir/$name" ] || [ "$(sha256sum <"$dir/$name" | cut -d' ' -f1)" != "$sha" ]; then
+			log "downloading $name ($size bytes)"
+			_archive_need "$m/$pool/$name" "$dir/$name" "$sha"
+		fi
+		case $name in *.orig.tar.*) orig=$dir/$name ;; esac
+	done < <(awk '/^Checksums-Sha256:/ {on = 1; next} /^[^ ]/ {on = 0} on && NF == 3 {print}' "$stanza")
+	[ -n "$orig" ] || die "sid's sparse $ver lists no .orig.tar.* (Checksums-Sha256 in $stanza)" \
+		"a native source package now? build it from its .debian.tar, in ensure_sparse_72"
+	log "sparse $ver: the source package's SHA256s verified against sid's Sources"
+	rm -rf "$out" "$out.tmp"
+	mkdir -p "$out.tmp"
+	tar -C "$out.tmp" -xf "$orig"
+	src=$(find "$out.tmp" -mindepth 1 -maxdepth 1 -type d | head -n 1)
+	[ -n "$src" ] && [ -f "$src/Makefile" ] || die "$orig has no top directory with a Makefile" "report it; the tarball's layout changed"
+	# Only the sparse program: no LLVM, GTK, libxml2 or sqlite probes. The
+	# version sparse --version reports is Debian's (upstream's Makefile
+	# still says 0.6.4 in 0.6.5-rc1).
+	run_logged "$FQP_CACHE/logs/sparse-$ver.log" "building sparse $ver with $(gcc -dumpfullversion)" \
+		make -C "$src" -j"$(nproc)" HAVE_LLVM=no HAVE_GTK=no HAVE_LIBXML=no HAVE_SQLITE=no \
+		SPARSE_VERSION="$ver" sparse
+	mv "$src/sparse" "$out.tmp/sparse"
+	rm -rf "$src"
+	# The test 7.2's scripts/checker-valid.sh makes: no error parsing this.
+	printf 'static inline int u(const int *q)\n{\n\t__typeof_unqual__(*q) v = *q;\n\treturn v;\n}\n' >"$out.tmp/probe.c"
+	if "$out.tmp/sparse" "$out.tmp/probe.c" 2>&1 | grep -q error; then
+		"$out.tmp/sparse" "$out.tmp/probe.c" >&2 || true
+		die "the sparse built from sid's $ver cannot parse __typeof_unqual__ either (kbuild 7.2 would refuse it)" \
+			"read the errors above; a newer sparse is needed (FQP_SPARSE_REFRESH=1 once sid has one)"
+	fi
+	rm -f "$out.tmp/probe.c"
+	cp "$stanza" "$out.tmp/source-stanza"
+	touch "$out.tmp/.fqp-built"
+	mv "$out.tmp" "$out"
+	log "sparse $ver: $out/sparse"
+	printf '%s\n' "$out/sparse"
 }
 
 # Everything the pipeline needs from Debian, installed on demand.
