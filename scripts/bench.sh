@@ -231,6 +231,7 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 		echo "guest=$smp vCPU, 2 GiB, $BENCH_CMDLINE"
 	fi
 	if [ "$quick" = 1 ]; then echo "mode=--quick"; else echo "mode=full"; fi
+	[ "$cache" = 0 ] || echo "cache_model=1"
 	echo "git=$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "workloads=${selected[*]}"
 	echo "kernels=${KERNELS[*]}"

@@ -738,24 +738,30 @@ for (wl, var, metric), v in plugin.items():
 }
 
 # cache_report RUNDIR: RUNDIR/cache.md (the cache model's table), and for
-# each fq point of the first boot of each kernel, where its L1d and LLC
-# misses go: RUNDIR/cache-profile/POINT.LEVEL.txt (insn-profile.py
-# --compare, misses per packet by function, A stock, B series).
+# each fq point of the first boot of each stock kernel and of the series,
+# where its L1d, L2 and LLC misses go: RUNDIR/cache-profile/POINT.LEVEL.txt
+# against stock 6.1, POINT-7.2.LEVEL.txt against stock 7.2 (insn-profile.py
+# --compare, misses per packet by function, A the stock kernel, B series).
 cache_report() {
-	local r=$1 a b f lv label
+	local r=$1 a b f lv label ref sfx
 	python3 "$FQP_ROOT/scripts/cache-model.py" table "$r" >/dev/null ||
 		die "cache-model.py table failed on $r/raw.csv" "fix scripts/cache-model.py and run it on $r"
-	a=$r/1-stock b=$r/1-patched
-	[ -d "$a/cache/merged" ] && [ -d "$b/cache/merged" ] || { warn "no cache profiles of rep 1 of both kernels"; return 0; }
+	b=$r/1-patched
+	[ -d "$b/cache/merged" ] || { warn "no cache profiles of the series' first boot"; return 0; }
 	mkdir -p "$r/cache-profile"
-	for f in "$a"/cache/merged/*_fq.pkts; do
-		label=$(basename "$f" .pkts)
-		[ -f "$b/cache/merged/$label.pkts" ] || continue
-		for lv in l1d llc; do
-			python3 "$FQP_ROOT/scripts/insn-profile.py" --compare --top 30 \
-				--per-a "$(cat "$f")" --per-b "$(cat "$b/cache/merged/$label.pkts")" \
-				"$a/vmlinux" "$a/cache/merged/$label.$lv" "$b/vmlinux" "$b/cache/merged/$label.$lv" \
-				>"$r/cache-profile/$label.$lv.txt" 2>&1 || true
+	for ref in stock stock72; do
+		a=$r/1-$ref sfx=''
+		[ "$ref" = stock ] || sfx=-7.2
+		[ -d "$a/cache/merged" ] || continue
+		for f in "$a"/cache/merged/*_fq.pkts; do
+			label=$(basename "$f" .pkts)
+			[ -f "$b/cache/merged/$label.pkts" ] || continue
+			for lv in l1d l2 llc; do
+				python3 "$FQP_ROOT/scripts/insn-profile.py" --compare --top 30 \
+					--per-a "$(cat "$f")" --per-b "$(cat "$b/cache/merged/$label.pkts")" \
+					"$a/vmlinux" "$a/cache/merged/$label.$lv" "$b/vmlinux" "$b/cache/merged/$label.$lv" \
+					>"$r/cache-profile/$label$sfx.$lv.txt" 2>&1 || true
+			done
 		done
 	done
 	log "cache model: $r/cache.md; misses by function in $r/cache-profile/"

@@ -6,7 +6,9 @@ usage: render-bench.py RUNDIR
 A run with clock=exact in meta.txt (the default under TCG) is rendered by
 render_exact(): instructions per packet with fq cost = fq - pfifo, the
 spread of every point between boots, and the determinism gate (exit 3 when
-a headline point spreads more than GATE). Otherwise (clock=wall, noisy):
+a headline point spreads more than GATE); a run under the cache model
+(cache_model=1) by render_cache(): the model's table, cache.md. Otherwise
+(clock=wall, noisy):
 
 Reads RUNDIR/raw.csv (kernel,rep,workload,variant,metric,value,unit; one
 row per measurement per boot) and RUNDIR/meta.txt (key=value), writes
@@ -276,6 +278,8 @@ def render_exact(rundir, meta, vals, order):
                     v = st.get(x)
                     d["%s_%s" % (k, x)] = "" if v is None else ("%.6g" % v if isinstance(v, float) else v)
             w.writerow(d)
+    if meta.get("cache_model") == "1":
+        return render_cache(rundir, meta)
 
     get = {(r["workload"], r["variant"], r["metric"]): r for r in rows}
 
@@ -377,6 +381,27 @@ def render_exact(rundir, meta, vals, order):
     sys.stdout.write(text)
     plots_exact(rundir, rows)
     return 3 if bad else 0
+
+
+def render_cache(rundir, meta):
+    """A run under the cache model (bench.sh --cache-model): its report is
+    the model's table (cache.md, scripts/cache-model.py), instructions from
+    the plugin's exact counts included. The guest's own figures of its
+    points are kept in raw.csv and summary.csv but not rendered: they count
+    fewer packets through another fq than the exact run's points, and 7.2's
+    are its whole-guest time (benchmark.md, --count-insns)."""
+    try:
+        table = open(os.path.join(rundir, "cache.md")).read()
+    except OSError as e:
+        sys.exit("render-bench: %s: the cache model's table is missing (scripts/cache-model.py table %s)" % (
+            e, rundir))
+    text = "Run %s, %s, clock exact, under the cache model, %s boots per kernel (alternating), guest %s; " \
+           "%s s wall for the whole run.\n\n%s" % (
+               meta.get("date", "?"), meta.get("accel", "?").upper(), meta.get("reps", "?"),
+               meta.get("guest", "?"), meta.get("wall_seconds", "?"), table)
+    open(os.path.join(rundir, "bench.md"), "w").write(text)
+    sys.stdout.write(text)
+    return 0
 
 
 def exact_targets(get, med):
