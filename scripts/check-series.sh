@@ -13,9 +13,9 @@
 # gcc); the objects it touches build with W=1 and sparse (C=2) with sch_fq
 # as a module, and vmlinux and the modules link, adding no warning to the
 # tree before the series; scripts/kernel-doc -none adds nothing; the
-# objects cross-build for i386; and the same with clang at W=1 (LLVM=1),
-# which needs LLVM >= 17 (7.2's scripts/min-tool-version.sh; bookworm has
-# 16): a SKIP that says so where no such clang is installed. Logs:
+# objects cross-build for i386; and the same with clang-19 at W=1
+# (LLVM=-19: 7.2 needs LLVM >= 17; bookworm carries clang-19), KUnit file
+# included. Logs:
 # $FQP_CACHE/logs/check-series-7.2/.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"

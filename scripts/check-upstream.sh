@@ -12,8 +12,9 @@
 #   kernel_doc     scripts/kernel-doc -none on the touched .c files: no
 #                  more complaints than before the series
 #   i386           the touched objects cross-build for i386
-#   clang_w1       the touched objects with clang at W=1 (LLVM=1), when a
-#                  clang >= 17 is installed (7.2's minimum); else a SKIP
+#   clang_w1       the touched objects with clang-19 at W=1 (LLVM=-19;
+#                  7.2 needs LLVM >= 17, bookworm carries clang-19): no
+#                  warning in a touched file
 # The tree ends fully patched, and its test kernel built.
 # Logs: $FQP_CACHE/logs/check-series-7.2/.
 # shellcheck source=scripts/lib.sh
@@ -21,7 +22,7 @@
 
 [ $# = 0 ] || { echo "usage: $0 (no options; scripts/check-series.sh --base 7.2 runs it)" >&2; exit 2; }
 set_base 7.2
-ensure_packages sparse python3
+ensure_packages sparse python3 clang-19 lld-19 llvm-19
 # 7.2 refuses bookworm's sparse (0.6.4), and then runs none: sid's,
 # built from its source package (ensure_sparse_72 in lib.sh).
 sparse72=$(ensure_sparse_72)
@@ -36,7 +37,15 @@ export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}
 export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
 	KBUILD_BUILD_USER=fq-pacing KBUILD_BUILD_HOST=check
 
-# The .c files the whole series touches that make builds as objects.
+# The .c files the whole series touches, and those of them that make
+# builds as objects (sch_fq_test.c is #included by sch_fq.c: its warnings
+# count, kernel-doc reads it, it is no object of its own).
+touched_all() {
+	local p
+	for p in "${patches[@]}"; do
+		sed -nE 's|^\+\+\+ b/(.*\.c)$|\1|p' "$FQP_ROOT/patches/$p"
+	done | sort -u
+}
 touched_c() {
 	local p f
 	for p in "${patches[@]}"; do
@@ -47,10 +56,11 @@ touched_c() {
 	done
 }
 mapfile -t cfiles < <(touched_c)
+mapfile -t allfiles < <(touched_all)
 objs=("${cfiles[@]/%.c/.o}")
 [ ${#objs[@]} -gt 0 ] || die "the upstream patches touch no .c file that builds as an object" "check patches/net*/series"
 
-# A clang new enough for 7.2, if any is installed.
+# A clang new enough for 7.2 (the newest installed; clang-19 is).
 clang_bin=''
 for v in 21 20 19 18 17; do
 	if command -v "clang-$v" >/dev/null && command -v "ld.lld-$v" >/dev/null; then
@@ -69,22 +79,25 @@ tail_log() { tail -n 15 "$1" | sed 's/^/# /'; echo "# log: $1"; }
 mod_out=$FQP_BUILD/check72-module
 mod_mk=(make -C "$FQP_PATCHED" O="$mod_out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
 mod_frags=("$FQP_ROOT/config-fragments/cross.config" "$FQP_ROOT/config-fragments/check-module.config")
-mod_configure() {
-	local h
+# configure_once OUT MAKE...: configure OUT from tinyconfig and the
+# module fragments, again only when the fragments changed.
+configure_once() {
+	local out=$1 h
+	shift
 	h=$(cat "${mod_frags[@]}" | sha256sum | cut -c1-16)
-	[ -f "$mod_out/.config" ] && [ "$(cat "$mod_out/.fqp-config" 2>/dev/null)" = "$h" ] && return 0
-	mkdir -p "$mod_out"
-	kconfig_make "$FQP_PATCHED" "$mod_out" "$logdir/module-config.log" tinyconfig "${mod_frags[@]}" -- "${mod_mk[@]}"
-	config_check "$mod_out/.config" "${mod_frags[@]}" ||
-		die "the module check's config did not stick ($mod_out/.config)" "fix config-fragments/check-module.config"
-	echo "$h" >"$mod_out/.fqp-config"
+	[ -f "$out/.config" ] && [ "$(cat "$out/.fqp-config" 2>/dev/null)" = "$h" ] && return 0
+	mkdir -p "$out"
+	kconfig_make "$FQP_PATCHED" "$out" "$logdir/${out##*/}-config.log" tinyconfig "${mod_frags[@]}" -- "$@"
+	config_check "$out/.config" "${mod_frags[@]}" ||
+		die "the module check's config did not stick ($out/.config)" "fix config-fragments/check-module.config"
+	echo "$h" >"$out/.fqp-config"
 }
 
 # warn_counts LOG: "file count" per touched file, of gcc and sparse
 # warnings in LOG (sparse says "warning:" too; both name the file).
 warn_counts() {
 	local f
-	for f in "${cfiles[@]}"; do
+	for f in "${allfiles[@]}"; do
 		printf '%s %s\n' "$f" "$(grep -cE "(^|/)${f//./\\.}:[0-9]+:[0-9]+: (warning|error):" "$1" || true)"
 	done
 }
@@ -103,7 +116,9 @@ w1_sparse() {
 
 # kdoc LOG: kernel-doc's complaints about the touched files.
 kdoc() {
-	(cd "$FQP_PATCHED" && for f in "${cfiles[@]}"; do scripts/kernel-doc -none "$f"; done) >"$1" 2>&1 || true
+	(cd "$FQP_PATCHED" && for f in "${allfiles[@]}"; do
+		[ ! -f "$f" ] || scripts/kernel-doc -none "$f"
+	done) >"$1" 2>&1 || true
 	grep -cE 'warning|error' "$1" || true
 }
 
@@ -111,18 +126,15 @@ kdoc() {
 clang_objs() {
 	local out=$FQP_BUILD/check72-clang
 	local -a mk=(make -C "$FQP_PATCHED" O="$out" ARCH=x86_64 LLVM="-$clang_bin" CC="ccache clang-$clang_bin" -j"$(nproc)")
-	mkdir -p "$out"
-	if [ ! -f "$out/.config" ]; then
-		kconfig_make "$FQP_PATCHED" "$out" "$logdir/clang-config.log" tinyconfig "${mod_frags[@]}" -- "${mk[@]}"
-	fi
+	configure_once "$out" "${mk[@]}"
 	"${mk[@]}" W=1 "${objs[@]}" >"$1" 2>&1 || return 1
-	! grep -qE ': (warning|error):' "$1"
+	! grep -E "(^|/)($(IFS='|'; echo "${allfiles[*]//./\\.}")):[0-9]+:[0-9]+: (warning|error):" "$1"
 }
 
 # Baseline: 7.2 before the series.
 quilt_pop_all "$FQP_PATCHED" || die "quilt pop -a failed in $FQP_PATCHED" "re-run scripts/prepare-tree.sh --base 7.2 --force"
 log "baseline: the touched files (${cfiles[*]}) on 7.2 before the series"
-mod_configure
+configure_once "$mod_out" "${mod_mk[@]}"
 w1_sparse "$logdir/baseline-w1.log" ||
 	die "7.2 itself does not build with W=1 C=2 (log: $logdir/baseline-w1.log)" "read the log: a missing tool (sparse)?"
 base_warn=$(warn_counts "$logdir/baseline-w1.log")
@@ -172,7 +184,7 @@ for p in "${patches[@]}"; do
 	[ "$rc" = 0 ] || tail_log "$logdir/i386-$tag.log"
 	tap_result "$rc" "i386_$tag"
 	if [ -z "$clang_bin" ]; then
-		tap_result skip "clang_w1_$tag" "no clang >= 17 with ld.lld on this host (7.2 needs LLVM 17.0.1; bookworm's newest is 16)"
+		tap_result 1 "clang_w1_$tag # no clang >= 17 with ld.lld installed (7.2 needs LLVM 17.0.1; ensure_packages installs clang-19)"
 	else
 		rc=0
 		clang_objs "$logdir/clang-$tag.log" || rc=1
