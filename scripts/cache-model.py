@@ -155,8 +155,22 @@ def rows(d, guest, kernel, rep):
 
 
 # The kernels of a run as raw.csv names them, and as the table does; the
-# series is compared with each stock kernel present.
+# series is compared with each other kernel present. A run without the
+# 6.1 series (--kernels stock72,patched72-N,...,patched72) compares 7.2
+# with the whole upstream series (patched72) with 7.2 and each prefix.
 KERNELS = (("stock", "6.1"), ("patched", "series"), ("stock72", "7.2"))
+
+
+def kernel_names(present):
+    """(raw.csv name, table name) of the kernels present, in table order,
+    and the one the others are compared with."""
+    ks = [(k, n) for k, n in KERNELS if k in present]
+    ks += [(k, "7.2+" + k.split("-")[1]) for k in sorted(
+        (k for k in present if re.fullmatch(r"patched72-\d+", k)), key=lambda k: int(k.split("-")[1]))]
+    if "patched72" in present:
+        ks.append(("patched72", "7.2+all"))
+    series = "patched" if "patched" in present else "patched72"
+    return ks, series
 POINT_ORDER = ("pktgen", "pacing", "backlog", "coldq")
 # Targets on the LLC misses per packet of fq's whole path, series/6.1:
 # these points at most 0.7, every point at most 1.05 (any level).
@@ -172,8 +186,9 @@ def table(rundir):
     for r in csv.reader(open(f"{rundir}/raw.csv")):
         if len(r) == 7 and r[2].startswith("cache-"):
             vals.setdefault((r[2][6:], r[3], r[4]), {}).setdefault(r[0], []).append(float(r[5]))
-    ks = [(k, n) for k, n in KERNELS if any(k in v for v in vals.values())]
-    refs = [(k, n) for k, n in ks if k != "patched"]
+    ks, series = kernel_names({k for v in vals.values() for k in v})
+    sname = dict(ks).get(series, series)
+    refs = [(k, n) for k, n in ks if k != series]
     points = sorted({(wl, var) for wl, var, _ in vals}, key=lambda p: (
         POINT_ORDER.index(p[0]) if p[0] in POINT_ORDER else len(POINT_ORDER),
         int(re.match(r"\D*(\d*)", p[1]).group(1) or 0)))
@@ -198,7 +213,7 @@ def table(rundir):
           "[spread: max - min between boots]; fq cost = fq - pfifo in the same boot. series/X is the ratio "
           "of the fq costs (and of fq's whole path in brackets).", "",
           "| point | level | " + " | ".join(f"{n} fq | {n} pfifo | **{n} fq cost**" for _, n in ks)
-          + "".join(f" | series/{n}" for _, n in refs) + " |",
+          + "".join(f" | {sname}/{n}" for _, n in refs) + " |",
           "|---|---|" + "---|" * (3 * len(ks) + len(refs))]
     # (point, level) -> series/X of fq's whole path and of its cost, per X.
     ratios = {}
@@ -207,9 +222,9 @@ def table(rundir):
             c = {k: [med(wl, var, f"{q}_{lv}", k) for q in ("fq", "pfifo", "cost")] for k, _ in ks}
             rs = []
             for k, _ in refs:
-                whole = ratio(c["patched"][0][0], c[k][0][0])
-                cost = ratio(c["patched"][2][0], c[k][2][0]) if (c[k][2][0] or 0) > 0 else None
-                ratios[(wl, var, lv, k)] = (whole, cost, c[k][0][0], c["patched"][0][0])
+                whole = ratio(c[series][0][0], c[k][0][0])
+                cost = ratio(c[series][2][0], c[k][2][0]) if (c[k][2][0] or 0) > 0 else None
+                ratios[(wl, var, lv, k)] = (whole, cost, c[k][0][0], c[series][0][0])
                 rs.append(rtext(cost, whole))
             md.append(f"| {wl} {var} | {lv.replace('_miss', '')} | " + " | ".join(
                 cell(v) if i % 3 != 2 else f"**{cell(v)}**" for k, _ in ks for i, v in enumerate(c[k]))
