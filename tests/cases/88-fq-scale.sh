@@ -31,7 +31,8 @@ SCALE_ARGS=(fq buckets 65536 orphan_mask 16777215 limit 100000 maxrate 30gbit)
 
 t_million_flows() {
 	local p a count st=$R/data/scale.stats slab0 bytes0 flows peak=0 peak_bytes=0 \
-		bytes avail0 avail_min m t0 sent dropped tx gc0 gc1 idle back bpf osz limit
+		bytes avail0 avail_min m t0 sent dropped tx gc0 gc1 idle back bpf osz limit \
+		bar secs peak_gc=0 slack
 	read -r p a < <(pg_tuples "$SCALE_FLOWS")
 	count=$((p * a))
 	say "offering $count packets, one per distinct 4-tuple ($a addresses x $p ports)"
@@ -52,7 +53,7 @@ t_million_flows() {
 		fq_stats "$PG_DEV" >"$st"
 		flows=$(kv "$st" flows)
 		read -r _ _ bytes < <(slab_bytes fq_flow_cache)
-		if [ "$flows" -gt "$peak" ]; then peak=$flows peak_bytes=$bytes; fi
+		if [ "$flows" -gt "$peak" ]; then peak=$flows peak_bytes=$bytes peak_gc=$(kv "$st" gc); fi
 		m=$(awk '$1 == "MemAvailable:" {print $2}' /proc/meminfo)
 		[ "$m" -ge "$avail_min" ] || avail_min=$m
 		sleep 1
@@ -73,7 +74,19 @@ t_million_flows() {
 	if [ "$(kv "$st" qlen)" != 0 ] || [ "$(kv "$st" backlog)" != 0 ]; then
 		fail "queue not empty after pktgen: $(cat "$st")"
 	fi
-	[ "$peak" -gt 100000 ] || fail "fq held at most $peak flows"
+	# 6.1 and the series start gc at 2 flows per bucket (131072), so the
+	# table always grows past 100000. 7.2 runs gc on every lookup and
+	# reclaims what it walks past that has been idle 3 s: the table holds
+	# at least the last 3 s of new flows, which is 100000 only at 33k
+	# packets/s (a KASAN guest on a loaded host sent 700/s and peaked at
+	# 68040 flows).
+	bar=100000
+	if kernel_is stock72 next72; then
+		secs=$(($(date +%s) - t0))
+		bar=$(awk -v c="$count" -v s="$secs" -v b="$bar" 'BEGIN { r = 0.9 * 3 * c / (s > 0 ? s : 1); printf "%d", r < b ? r : b }')
+		say "7.2: gc on every lookup; the table must hold the last 3 s of flows at the measured rate: peak >= $bar"
+	fi
+	[ "$peak" -ge "$bar" ] || fail "fq held at most $peak flows (want >= $bar)"
 	! dmesg | grep -qiE 'out of memory|oom-kill' || fail "OOM: $(dmesg | grep -iE 'out of memory|oom-kill' | head -n 3)"
 	# struct fq_flow is 96 bytes on our series (6.1 and 7.2: 128); the slab object
 	# is that much unless a debug kernel adds red zones and metadata
@@ -87,8 +100,15 @@ t_million_flows() {
 	if [ "${FQP_CONFIG:-}" != debug ]; then
 		[ "$osz" = "$want" ] || fail "fq_flow_cache objects are $osz bytes, not $want ($FQP_KERNEL kernel)"
 	fi
-	awk -v b="$bpf" -v o="$osz" 'BEGIN { exit !(b >= o && b <= 1.25 * o) }' ||
-		fail "$bpf bytes per flow for $osz-byte objects"
+	# Slab overhead and the partly filled last slab add up to 25 %. When
+	# gc freed flows before the peak (7.2: gc on every lookup), their
+	# slots stay in partly used slabs until new flows reuse them: up to
+	# 50 % (a KASAN guest on 7.2 measured 1.30x after 226k frees).
+	slack=1.25
+	[ "$peak_gc" = 0 ] || slack=1.5
+	say "gc had freed $peak_gc flows before the peak: bytes per flow within ${slack}x the object"
+	awk -v b="$bpf" -v o="$osz" -v k="$slack" 'BEGIN { exit !(b >= o && b <= k * o) }' ||
+		fail "$bpf bytes per flow for $osz-byte objects (limit ${slack}x)"
 
 	# gc: after more than FQ_GC_AGE (3 s) of silence every flow is stale;
 	# new flows' lookups must now reclaim them.
