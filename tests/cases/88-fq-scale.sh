@@ -100,13 +100,13 @@ t_million_flows() {
 	if [ "${FQP_CONFIG:-}" != debug ]; then
 		[ "$osz" = "$want" ] || fail "fq_flow_cache objects are $osz bytes, not $want ($FQP_KERNEL kernel)"
 	fi
-	# Slab overhead and the partly filled last slab add up to 25 %. 7.2's
-	# gc, on every lookup, frees flows from the start, and their slots
-	# stay in partly used slabs until new flows reuse them: up to 50 % (a
-	# KASAN guest on 7.2 measured 1.30x after 224k frees). 6.1 and the
-	# series free none before 2 flows per bucket and keep 25 %.
+	# Slab overhead and the partly filled last slab add up to 25 %. On a
+	# KASAN kernel, flows gc freed before the peak sit in KASAN's
+	# quarantine instead of being reused, and their slabs stay: up to 50 %
+	# (7.2, whose gc runs on every lookup, measured 1.30x after 224k
+	# frees; its test kernel 1.006x after 106k).
 	slack=1.25
-	! kernel_is stock72 next72 || [ "$peak_gc" = 0 ] || slack=1.5
+	[ "${FQP_CONFIG:-}" != debug ] || [ "$peak_gc" = 0 ] || slack=1.5
 	say "gc had freed $peak_gc flows before the peak: bytes per flow within ${slack}x the object"
 	awk -v b="$bpf" -v o="$osz" -v k="$slack" 'BEGIN { exit !(b >= o && b <= k * o) }' ||
 		fail "$bpf bytes per flow for $osz-byte objects (limit ${slack}x)"
