@@ -93,8 +93,11 @@
 #define PRIOMAP_LEN ((int)sizeof(struct tc_prio_qopt))	/* 20 */
 #define WEIGHTS_LEN (FQ_BANDS * 4)			/* 12 */
 
-/* Parent vs fq qlen, read by two requests under load: see limit_step(). */
-#define QLEN_SLACK 32
+/* Parent vs fq qlen, read by two requests under load: see limit_step().
+ * 34 packets moved between them on a KASAN guest after a rehash to 2
+ * buckets; a trim not propagated up the tree leaves hundreds.
+ */
+#define QLEN_SLACK 64
 
 #ifndef NETLINK_EXT_ACK
 #define NETLINK_EXT_ACK 11
@@ -1605,7 +1608,7 @@ static void limit_step(const char *id, struct tcase *c, uint32_t fill_limit)
 		bad("trim to %u not counted as drops (%ld)", newlimit, dropped);
 	if (parent != TC_H_ROOT) {
 		/* A second request, a moment later, while the flood goes on:
-		 * a few packets move in between (six seen on a KASAN guest).
+		 * a few packets move in between (up to 34 seen on a KASAN guest).
 		 * A trim not propagated up the tree (qdisc_tree_reduce_backlog)
 		 * leaves hundreds, so a small slack still catches it.
 		 */
