@@ -55,7 +55,7 @@ fi
 # the cases that assert rates, delays and the 3 s gc age cannot hold there
 # (the sender cannot make its flows within the window), and say nothing
 # about memory safety. The debug run keeps every other case.
-TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
+TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt|96-fq-wheel):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
 # Cases that check answers, not memory: the host's pcap tool, the tree's
 # tdc (4 of the debug run's 40 minutes), the option dumps and defaults, the
 # refused values of 90-fq-known-bugs (85's fuzzers send them and more) and
@@ -75,7 +75,7 @@ SEMANTIC_CASES='^(15-pcapstat|80-tdc):|^50-fq-options:(defaults|roundtrip|u32_ma
 # fq_rate_gaps (each gap within 20 % of len/rate): on the wall clock it
 # failed twice beside another guest (0.36 of the gaps near, unthrottle
 # latency 920 us), on the exact clock 1.00 of them, latency 11 us.
-EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$|^55-fq-pacing:fq_rate_gaps$'
+EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$|^55-fq-pacing:fq_rate_gaps$|^96-fq-wheel:'
 exact_boot=0
 if [ "$config" = debug ]; then
 	extra=(--exclude "$TIMING_CASES|$SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})
