@@ -13,7 +13,7 @@
 
 WALL_WORKLOADS=(pktgen paced memory tcp profile)
 # Exact mode: bytes per flow come from pktgen's fq warm-up (memory rows).
-EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile)
+EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile wheel)
 # --cache-model: the points that say most about memory, and the cold qdisc.
 CACHE_WORKLOADS=(pktgen backlog pacing coldq)
 # Under TCG the guest's default clocksource is the HPET, and every clock

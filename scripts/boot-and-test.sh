@@ -218,7 +218,7 @@ cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 rootflags=noinit_
 # at boot). Nothing fails until the case sets failslab's probability, and
 # then only in caches with the flag (cache-filter) and in the one task
 # the case marks (task-filter).
-[ "$config" != debug ] || cmdline="$cmdline slub_debug=A,fq_flow_cache,kmalloc-4k"
+[ "$config" != debug ] || cmdline="$cmdline slub_debug=A,fq_flow_cache,kmalloc-4k,kmalloc-8k"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none
 	-kernel "$bzimage" -append "$cmdline"

@@ -16,6 +16,8 @@
  *                       apart), then one socket whose first datagram is due
  *                       59 s ahead and each of K more 1 us earlier than the
  *                       last: every send re-times the earliest far flow.
+ *                       K below fq's flow_limit (default 100), or the rest
+ *                       are drops.
  *                       Prints the median ns per re-timing send, and per
  *                       send of a datagram due at once (no txtime).
  *   idle -n N -i S      One flow throttled for 100 us and released, S
@@ -31,8 +33,9 @@
  *                       -t us (absolute times, default 1000) for -w seconds
  *                       and prints the largest lateness and when it was.
  *                       -P: each wakeup also sends one datagram on a socket
- *                       paced at 1.5 MB/s, so that the wheel's clock moves
- *                       across its ranges while the far flows wait.
+ *                       paced at 100 kB/s (a wait after every packet), so
+ *                       that the wheel's clock moves across its ranges
+ *                       while the far flows wait.
  *   crowded -n N        N flows whose datagrams are due within one 8 us
  *                       span; a task timed 1 us after its end prints its
  *                       lateness (the release of all N), per flow too.
@@ -247,7 +250,10 @@ static void mode_late(unsigned int n, double ahead, double spread,
 		      double watch, unsigned int step_us, int paced)
 {
 	uint64_t t0 = now_ns(), t, end, late, worst = 0, worst_at = 0, wakes = 0;
-	uint64_t rate = 1500000;
+	/* ~1 ms per 106-byte frame: below low_rate_threshold, so every
+	 * packet waits and the wheel's clock moves with each release.
+	 */
+	uint64_t rate = 100000;
 	int *fd, p = -1;
 
 	fd = far_flows(n, t0 + (uint64_t)(ahead * NSEC),
