@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Unpack linux-source-6.1 into a pristine tree and a patched tree, and apply
 # the series to the patched one with quilt. With --base 7.2: fetch and unpack
-# sid's linux-source-7.2 (scripts/lib.sh fetch_sid_tree), and apply the
+# sid's linux-source-7.2 (fetch_sid_tree, scripts/lib/debian.sh), and apply the
 # upstream patches (patches/net/, then patches/net-next/) to its patched
 # copy the same way. Re-running after a patch changed
 # pops the old series and pushes the new one; if that cannot work it

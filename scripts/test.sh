@@ -20,7 +20,7 @@ usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--qui
                 busy; 1 otherwise: the timing cases want the host to themselves)
   --debug-next  a debug-kernel run follows (CI): build the patched debug kernel
                 behind the suite at idle priority, and leave the debug core
-                cases (FQP_DEBUG_CORE, scripts/lib.sh) to that run
+                cases (FQP_DEBUG_CORE, scripts/lib/cases.sh) to that run
 USAGE
 	exit 2
 }
