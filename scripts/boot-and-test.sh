@@ -6,7 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [options]
   --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
                           6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
@@ -48,7 +48,6 @@ usage: $0 [options]
   --dry-run               print the QEMU command and stop
   -v                      show the guest console live
 USAGE
-	exit 2
 }
 
 kernel=patched config=test bzimage='' filter='' exclude='' shard='' cases='' timeout=3600 silence=900
@@ -58,7 +57,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
-	--base) set_base "${2:-}" || usage; shift ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
 	--bzimage) bzimage=${2:-}; shift ;;
 	--filter) filter=${2:-}; shift ;;
 	--cases) cases=${2:-}; shift ;;
@@ -77,22 +76,22 @@ while [ $# -gt 0 ]; do
 	--rebuild) rebuild=1 ;;
 	--dry-run) dry=1 ;;
 	-v) verbose=1 ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case $kernel in stock | patched) ;; *) echo "bad --kernel: $kernel" >&2; usage ;; esac
+case $kernel in stock | patched) ;; *) usage_error "bad --kernel: $kernel" ;; esac
 ktree=$(base_tree "$kernel")
-case $config in test | debug | bench) ;; *) echo "bad --config: $config" >&2; usage ;; esac
-case $clock in wall | exact) ;; *) echo "bad --clock: $clock (wall or exact)" >&2; usage ;; esac
-[[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
+case $config in test | debug | bench) ;; *) usage_error "bad --config: $config" ;; esac
+case $clock in wall | exact) ;; *) usage_error "bad --clock: $clock (wall or exact)" ;; esac
+[[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage_error "bad --timeout or --silence: $timeout, $silence (seconds)"
 if [ -n "$shard" ]; then
 	[[ $shard =~ ^([0-9]+)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
-		{ echo "bad --shard: $shard (I/N with 0 <= I < N)" >&2; usage; }
+		usage_error "bad --shard: $shard (I/N with 0 <= I < N)"
 fi
 [ -n "$smp" ] || smp=$(clock_smp "$clock")
-[[ $smp =~ ^[1-9][0-9]*$ ]] || { echo "bad --smp: $smp" >&2; usage; }
+[[ $smp =~ ^[1-9][0-9]*$ ]] || usage_error "bad --smp: $smp"
 # Cases that need the debug config's fault injection (failslab, debugfs)
 # are not run, and not counted, on the other kernels.
 [ "$config" = debug ] || exclude="${exclude:+$exclude|}^94-fq-failslab:"

@@ -5,7 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench] [--src DIR] [--out DIR]
   --base    which upstream tree stock is (default \$FQP_BASE or 6.1); on 7.2 the
             patched tree carries the upstream patches (patches/net*/)
@@ -13,7 +13,6 @@ usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench] [-
   --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench
   --src/--out  build another source tree (e.g. a bisect step) into another O= dir
 USAGE
-	exit 2
 }
 
 tree=patched config=test src='' out=''
@@ -23,19 +22,19 @@ while [ $# -gt 0 ]; do
 	--config) config=${2:-}; shift ;;
 	--src) src=${2:-}; shift ;;
 	--out) out=${2:-}; shift ;;
-	--base) set_base "${2:-}" || usage; shift ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case $tree in stock | patched) ;; *) echo "bad --tree: $tree" >&2; usage ;; esac
+case $tree in stock | patched) ;; *) usage_error "bad --tree: $tree" ;; esac
 [ -n "$src" ] || base_tree "$tree" >/dev/null
 case $config in
 test) frags=(qemu-guest fq) ;;
 debug) frags=(qemu-guest fq debug) ;;
 bench) frags=(qemu-guest fq bench) ;;
-*) echo "bad --config: $config" >&2; usage ;;
+*) usage_error "bad --config: $config" ;;
 esac
 
 ensure_packages gcc make flex bison bc libelf-dev libssl-dev ccache perl

@@ -20,7 +20,15 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 0 ] || { echo "usage: $0 (no options; scripts/check-series.sh --base 7.2 runs it)" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0
+netdev's checks of each upstream patch on linux-source-7.2, as TAP (no
+options; scripts/check-series.sh --base 7.2 runs it).
+Logs: \$FQP_CACHE/logs/check-series-7.2/.
+USAGE
+}
+no_options "$@"
 set_base 7.2
 ensure_packages python3 clang-19 lld-19 llvm-19
 # 7.2 refuses bookworm's sparse (0.6.4), and then runs none: sid's,

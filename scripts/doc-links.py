@@ -54,6 +54,9 @@ def main(files):
 
 
 if __name__ == "__main__":
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
     if len(sys.argv) < 2:
         sys.stderr.write(__doc__)
         sys.exit(2)

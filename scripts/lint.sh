@@ -6,7 +6,14 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 0 ] || { echo "usage: $0" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0
+Lints every script of the repository (shellcheck, Python parse), the case
+listing, the generated results tables, the documents' links and words; TAP.
+USAGE
+}
+no_options "$@"
 ensure_packages shellcheck python3
 cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)

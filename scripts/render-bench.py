@@ -91,6 +91,9 @@ def read_raw(rundir):
 
 
 def main():
+    if len(sys.argv) != 2 or sys.argv[1] in ("-h", "--help"):
+        (sys.stdout if sys.argv[1:] in (["-h"], ["--help"]) else sys.stderr).write(__doc__)
+        sys.exit(0 if sys.argv[1:] in (["-h"], ["--help"]) else 2)
     rundir = sys.argv[1]
     meta = read_meta(rundir)
     vals, order = read_raw(rundir)

@@ -21,7 +21,10 @@ import subprocess
 import sys
 import traceback
 
-RUN = sys.argv[1] if len(sys.argv) > 1 else sys.exit(__doc__)
+if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
+    (sys.stdout if len(sys.argv) > 1 else sys.stderr).write(__doc__)
+    sys.exit(0 if len(sys.argv) > 1 else 2)
+RUN = sys.argv[1]
 EXPS = sys.argv[2:]
 DATA = os.path.join(RUN, "results", "data")
 PLOTS = os.path.join(RUN, "plots")

@@ -9,12 +9,14 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
-usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [--shards N] [-- boot-and-test options]
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--suite-only] [--debug-next] [--shards N] [-- boot-and-test options]
   --base        the upstream tree (default \$FQP_BASE or 6.1); 7.2 (sid's
                 linux-source-7.2): stock is the default there, --kernel patched
                 is 7.2 with the upstream patches (patches/net/, patches/net-next/)
-  --quick       skip the lint, the series review builds and the host self-tests
+  --suite-only  only the guest suite: no lint, series review builds or host
+                self-tests (--quick, its old name, still works; bench.sh's
+                --quick means a reduced benchmark)
   --shards N    split the cases over N guests booted side by side (default 2
                 with --config debug, whose guest keeps about one host core
                 busy; 1 otherwise: the timing cases want the host to themselves)
@@ -22,20 +24,22 @@ usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--qui
                 behind the suite at idle priority, and leave the debug core
                 cases (FQP_DEBUG_CORE, scripts/lib/cases.sh) to that run
 USAGE
-	exit 2
 }
 kernel='' config=test selftest=1 extra=() debug_next=0 shards=''
 while [ $# -gt 0 ]; do
 	case $1 in
-	--base) set_base "${2:-}" || usage; shift ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
-	--quick) selftest=0 ;;
+	--suite-only) selftest=0 ;;
+	--quick)
+		warn "--quick is deprecated here: use --suite-only (scripts/bench.sh's --quick is a reduced benchmark)"
+		selftest=0 ;;
 	--debug-next) debug_next=1 ;;
 	--shards) shards=${2:-}; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
@@ -49,7 +53,7 @@ if [ -z "$shards" ]; then
 	shards=1
 	[ "$config" != debug ] || shards=2
 fi
-[[ $shards =~ ^[1-9]$ ]] || { echo "bad --shards: $shards (1-9)" >&2; usage; }
+[[ $shards =~ ^[1-9]$ ]] || usage_error "bad --shards: $shards (1-9)"
 
 # Under KASAN, lockdep and kmemleak a TCG guest runs several times slower:
 # the cases that assert rates, delays and the 3 s gc age cannot hold there

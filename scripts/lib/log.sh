@@ -25,6 +25,24 @@ die() {
 	exit 1
 }
 
+# usage_error [MESSAGE]: bad usage: MESSAGE, then the calling script's
+# usage text (its usage function prints it), on stderr; exit 2. -h and
+# --help print the same text on stdout and exit 0 (usage; exit 0).
+usage_error() {
+	[ $# = 0 ] || printf '%s\n' "$*" >&2
+	usage >&2
+	exit 2
+}
+
+# no_options ARG...: the option parsing of a script that takes none.
+no_options() {
+	case ${1:-} in
+	'') ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
+	esac
+}
+
 # run_logged LOGFILE DESCRIPTION CMD...: run CMD with output in LOGFILE,
 # print a heartbeat while it runs, and on failure show the tail and the path.
 run_logged() {

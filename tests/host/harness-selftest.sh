@@ -8,12 +8,22 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
 
+usage() {
+	cat <<USAGE
+usage: $0 [--kernel stock|patched] [--config test|debug]
+  --kernel, --config  the kernel the self-test boots (boot-and-test.sh's
+                      options; default the patched test kernel)
+Boots a deliberately failing case, a panicking guest and the cache model's
+calibration; TAP. Their run directories: results/selftest-<time>/.
+USAGE
+}
 kernel=patched config=test
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
-	*) echo "usage: $0 [--kernel K] [--config C]" >&2; exit 2 ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done

@@ -13,7 +13,14 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
 
-[ $# = 0 ] || { echo "usage: $0" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0
+Checks scripts/send-series.sh's dry run for every series (nothing is sent);
+TAP. Logs: \$FQP_CACHE/logs/send-series-selftest/.
+USAGE
+}
+no_options "$@"
 ensure_packages git git-email b4
 export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=sendemail.smtpServer GIT_CONFIG_VALUE_0=/bin/false
 if [ -z "$(sender_ident)" ]; then
