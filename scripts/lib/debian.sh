@@ -299,17 +299,25 @@ ensure_sparse_72() {
 	printf '%s\n' "$out/sparse"
 }
 
-# The Debian mirror, read from this machine's own apt configuration.
+# apt_mirror: the Debian mirror every download and debootstrap uses:
+# FQP_MIRROR when it is set (the URL of a Debian archive, the directory
+# holding dists/ and pool/), else the first URI of this machine's own apt
+# sources that is not the security archive (deb822 .sources first, then
+# the one-line .list files).
 apt_mirror() {
 	local m
+	if [ -n "${FQP_MIRROR:-}" ]; then
+		printf '%s\n' "${FQP_MIRROR%/}"
+		return 0
+	fi
 	m=$(awk '/^URIs:/ {for (i = 2; i <= NF; i++) print $i}' \
 		/etc/apt/sources.list.d/*.sources 2>/dev/null |
 		grep -v -- '-security' | head -n 1 || true)
 	if [ -z "$m" ]; then
-		m=$(awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' \
-			/etc/apt/sources.list 2>/dev/null || true)
+		m=$(cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '$1 == "deb" && $0 !~ /security/ {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) {print $i; exit}}' || true)
 	fi
-	[ -n "$m" ] || die "no Debian mirror found in /etc/apt/sources.list{,.d}" \
-		"configure apt for bookworm, or set FQP_MIRROR"
-	printf '%s\n' "${FQP_MIRROR:-$m}"
+	[ -n "$m" ] || die "no Debian mirror in /etc/apt/sources.list or /etc/apt/sources.list.d/" \
+		"configure apt with a Debian mirror, or set FQP_MIRROR to one (the URL of the directory holding dists/ and pool/)"
+	printf '%s\n' "${m%/}"
 }
