@@ -11,9 +11,17 @@ usage: $0 [options]
   --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
                           6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
                           (patched there: 7.2 with patches/net/ and patches/net-next/)
-  --kernel stock|patched  which tree (default patched)
+  --kernel stock|patched|PATH  which tree (default patched), or the path of a
+                          bzImage to boot (as vng and tuxrun take one): an image
+                          in one of our build dirs is booted as its tree and
+                          config, any other as the series' (its cases assert
+                          the patched kernel's behaviour)
   --config test|debug|bench  kernel fragment set (default test)
-  --bzimage PATH          boot this kernel instead of building one
+  --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off config option or fragment
+                          (repeatable): the kernel is built in a build dir of
+                          its own (scripts/build-kernel.sh --kconfig-add)
+  --bzimage PATH          boot this kernel instead of building one; --kernel
+                          then says which tree's behaviour the cases assert
   --filter REGEX          run only guest cases whose file:case name matches
   --exclude REGEX         skip guest cases whose file:case name matches (not run, not counted)
   --shard I/N             run cases I, I+N, I+2N... of the selected list (0 <= I < N):
@@ -50,7 +58,7 @@ usage: $0 [options]
 USAGE
 }
 
-kernel=patched config=test bzimage='' filter='' exclude='' shard='' cases='' timeout=3600 silence=900
+kernel=patched config='' bzimage='' kadd=() kadd_args=() filter='' exclude='' shard='' cases='' timeout=3600 silence=900
 insn_profile='' cache_model=''
 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
@@ -59,6 +67,9 @@ while [ $# -gt 0 ]; do
 	--config) config=${2:-}; shift ;;
 	--base) set_base "${2:-}" || usage_error; shift ;;
 	--bzimage) bzimage=${2:-}; shift ;;
+	--kconfig-add)
+		kconfig_add_lines "${2:-}" >/dev/null || usage_error
+		kadd+=("$2") kadd_args+=(--kconfig-add "$2"); shift ;;
 	--filter) filter=${2:-}; shift ;;
 	--cases) cases=${2:-}; shift ;;
 	--exclude) exclude=${2:-}; shift ;;
@@ -81,9 +92,24 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-case $kernel in stock | patched) ;; *) usage_error "bad --kernel: $kernel" ;; esac
+case $kernel in
+stock | patched) ;;
+*)
+	[ -z "$bzimage" ] || usage_error "--kernel PATH and --bzimage PATH: give the image once"
+	use_image "$kernel"
+	bzimage=$IMAGE kernel=$IMAGE_TREE config=${config:-$IMAGE_CONFIG}
+	if [ "$IMAGE_FOREIGN" = 1 ]; then
+		log "booting $bzimage, not one of ours: its cases assert the series' behaviour (--bzimage PATH --kernel stock for stock's)"
+		run_label=image
+	fi
+	;;
+esac
+config=${config:-test}
 ktree=$(base_tree "$kernel")
+# The run directory's name: the tree, the config and any one-off options.
+run_label=${run_label:-$ktree}-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})
 case $config in test | debug | bench) ;; *) usage_error "bad --config: $config" ;; esac
+[ -z "$bzimage" ] || [ ${#kadd[@]} = 0 ] || usage_error "--kconfig-add builds a kernel; $bzimage is one already"
 case $clock in wall | exact) ;; *) usage_error "bad --clock: $clock (wall or exact)" ;; esac
 [[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage_error "bad --timeout or --silence: $timeout, $silence (seconds)"
 if [ -n "$shard" ]; then
@@ -103,9 +129,9 @@ stage() { stage_times+=("\"$1\": $(($(date +%s) - $2))"); }
 # 1. Kernel.
 t=$(date +%s)
 if [ -z "$bzimage" ]; then
-	[ "$rebuild" = 0 ] || rm -f "$FQP_BUILD/$ktree-$config/.fqp-config"
-	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --tree "$kernel" --config "$config"
-	bzimage=$(kernel_image "$kernel" "$config")
+	[ "$rebuild" = 0 ] || rm -f "$(build_dir "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})/.fqp-config"
+	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --tree "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"}
+	bzimage=$(kernel_image "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})
 fi
 [ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --base $FQP_BASE --tree $kernel --config $config"
 stage kernel "$t"
@@ -119,7 +145,7 @@ stage rootfs "$t"
 
 # 3. The run directory and its disk with the tests and helpers.
 stamp=$(date +%Y%m%d-%H%M%S)
-rundir=${rundir:-$FQP_RESULTS/$stamp-$ktree-$config}
+rundir=${rundir:-$FQP_RESULTS/$stamp-$run_label}
 mkdir -p "$rundir" "$FQP_RESULTS"
 # Absolute: the helpers are built with make -C, where a relative BIN would
 # put them under the tests directory and the guest would find none.

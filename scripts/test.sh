@@ -10,10 +10,18 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--suite-only] [--debug-next] [--shards N] [-- boot-and-test options]
+usage: $0 [--base 6.1|7.2] [--kernel stock|patched|PATH] [--config test|debug] [--kconfig-add CONFIG_FOO=y]...
+          [--suite-only] [--debug-next] [--shards N] [-- boot-and-test options]
   --base        the upstream tree (default \$FQP_BASE or 6.1); 7.2 (sid's
                 linux-source-7.2): stock is the default there, --kernel patched
                 is 7.2 with the upstream patches (patches/net/, patches/net-next/)
+  --kernel      stock, patched (default; stock on 7.2), or the path of a
+                bzImage to boot (as vng and tuxrun take one; see
+                boot-and-test.sh --help): the lint, the suite and the
+                self-tests then run on it, the series checks do not
+  --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off config option or fragment
+                (repeatable; scripts/build-kernel.sh --kconfig-add): every
+                boot's kernel is built with it, in a build dir of its own
   --suite-only  only the guest suite: no lint, series review builds or host
                 self-tests (--quick, its old name, still works; bench.sh's
                 --quick means a reduced benchmark)
@@ -25,7 +33,7 @@ usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--sui
                 cases (FQP_DEBUG_CORE, scripts/lib/cases.sh) to that run
 USAGE
 }
-kernel='' config=test selftest=1 extra=() debug_next=0 shards=''
+kernel='' config='' selftest=1 extra=() debug_next=0 shards='' kadd=() kadd_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--base) set_base "${2:-}" || usage_error; shift ;;
@@ -37,6 +45,9 @@ while [ $# -gt 0 ]; do
 		selftest=0 ;;
 	--debug-next) debug_next=1 ;;
 	--shards) shards=${2:-}; shift ;;
+	--kconfig-add)
+		kconfig_add_lines "${2:-}" >/dev/null || usage_error
+		kadd+=("$2") kadd_args+=(--kconfig-add "$2"); shift ;;
 	--) shift; extra=("$@"); break ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown option: $1" ;;
@@ -48,7 +59,22 @@ if [ -z "$kernel" ]; then
 	kernel=patched
 	[ "$FQP_BASE" = 6.1 ] || kernel=stock
 fi
-base_tree "$kernel" >/dev/null
+# A bzImage (--kernel PATH) goes on to boot-and-test.sh as it is; its
+# config and base come from its build dir, when it is one of ours.
+image='' label=''
+case $kernel in
+stock | patched) label=$(base_tree "$kernel") ;;
+*)
+	[ ${#kadd[@]} = 0 ] || usage_error "--kconfig-add builds a kernel; --kernel $kernel is one already"
+	use_image "$kernel"
+	image=$IMAGE kernel=$IMAGE config=${config:-$IMAGE_CONFIG} label=image
+	[ "$IMAGE_FOREIGN" = 1 ] || label=$(base_tree "$IMAGE_TREE")
+	;;
+esac
+config=${config:-test}
+case $config in test | debug | bench) ;; *) usage_error "bad --config: $config (test, debug or bench)" ;; esac
+# The kernel every boot and the harness self-test take.
+kargs=(--kernel "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"})
 if [ -z "$shards" ]; then
 	shards=1
 	[ "$config" != debug ] || shards=2
@@ -134,17 +160,19 @@ fi
 # The debug kernel's guest is CPU-bound on about one vCPU (KASAN, lockdep,
 # kmemleak under TCG), so a second guest uses the host's other core.
 boot_shards() {
-	local i stamp pids=() outs=() bz
-	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config" || { rc=1; return; }
+	local i stamp pids=() outs=() kimg=("${kargs[@]}")
+	# Built once, before the guests: each boots the same image.
+	if [ -z "$image" ]; then
+		"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"} || { rc=1; return; }
+		kimg=(--kernel "$kernel" --config "$config" --bzimage "$(kernel_image "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})")
+	fi
 	"$FQP_ROOT/scripts/build-rootfs.sh" || { rc=1; return; }
-	bz=$(kernel_image "$kernel" "$config")
 	stamp=$(date +%Y%m%d-%H%M%S)
-	log "booting $shards $kernel/$config guests side by side, the cases split between them"
+	log "booting $shards $label/$config guests side by side, the cases split between them"
 	for ((i = 0; i < shards; i++)); do
 		outs[i]=$(mktemp)
-		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" \
-			--config "$config" --bzimage "$bz" --shard "$i/$shards" \
-			--results "$FQP_RESULTS/$stamp-$(base_tree "$kernel")-$config-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
+		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" "${kimg[@]}" --shard "$i/$shards" \
+			--results "$FQP_RESULTS/$stamp-$label-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
 		pids[i]=$!
 	done
 	for ((i = 0; i < shards; i++)); do
@@ -156,17 +184,17 @@ boot_shards() {
 }
 build_behind
 if [ "$shards" = 1 ]; then
-	step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"}
+	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" ${extra[@]+"${extra[@]}"}
 else
 	boot_shards
 fi
 if [ "$exact_boot" = 1 ]; then
 	# --cases: the series checks ran in the first boot's verdict already.
-	step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" --clock exact \
+	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" --clock exact \
 		--cases "$FQP_ROOT/tests/cases" --filter "$EXACT_CASES"
 fi
 if [ "$selftest" = 1 ]; then
-	step "$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config"
+	step "$FQP_ROOT/tests/host/harness-selftest.sh" "${kargs[@]}"
 	step "$FQP_ROOT/tests/host/send-series-selftest.sh"
 fi
 if [ -n "$behind_pid" ]; then

@@ -25,12 +25,13 @@ die() {
 	exit 1
 }
 
-# usage_error [MESSAGE]: bad usage: MESSAGE, then the calling script's
-# usage text (its usage function prints it), on stderr; exit 2. -h and
-# --help print the same text on stdout and exit 0 (usage; exit 0).
+# usage_error [MESSAGE]: bad usage: MESSAGE and the first line of the
+# calling script's usage (its usage function prints it all) on stderr,
+# exit 2. -h and --help print the whole text on stdout and exit 0
+# (usage; exit 0).
 usage_error() {
 	[ $# = 0 ] || printf '%s\n' "$*" >&2
-	usage >&2
+	{ usage | head -n 1 || true; echo "(all options: $0 --help)"; } >&2
 	exit 2
 }
 

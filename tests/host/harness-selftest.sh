@@ -10,18 +10,19 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--kernel stock|patched] [--config test|debug]
-  --kernel, --config  the kernel the self-test boots (boot-and-test.sh's
-                      options; default the patched test kernel)
+usage: $0 [--kernel stock|patched|PATH] [--config test|debug] [--kconfig-add CONFIG_FOO=y]...
+  --kernel, --config, --kconfig-add  the kernel the self-test boots
+                      (boot-and-test.sh's options; default the patched test kernel)
 Boots a deliberately failing case, a panicking guest and the cache model's
 calibration; TAP. Their run directories: results/selftest-<time>/.
 USAGE
 }
-kernel=patched config=test
+kernel=patched config=test kadd_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
+	--kconfig-add) kadd_args+=(--kconfig-add "${2:-}"); shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown option: $1" ;;
 	esac
@@ -36,7 +37,7 @@ expect() {
 	local name=$1 dir=$2 to=$3 pat=$4 rc=0 t0
 	n=$((n + 1))
 	t0=$(date +%s)
-	"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" \
+	"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"} \
 		--cases "$FQP_ROOT/tests/host/$dir" --timeout "$to" --results "$out_dir/$name" \
 		>"$out_dir/$name.out" 2>&1 || rc=$?
 	if [ "$rc" -ne 0 ] && grep -qE "$pat" "$out_dir/$name.out" &&
@@ -57,7 +58,7 @@ cache_walks() {
 calibrate() {
 	local d=$out_dir/cache rc=0 k
 	k=$(cache_walks)
-	"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" --clock exact \
+	"$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"} --clock exact \
 		--cases "$FQP_ROOT/tests/host/selftest-cache" --timeout 900 --results "$d" \
 		--cache-model "$d/model" >"$d.out" 2>&1 || rc=$?
 	if [ "$rc" != 0 ]; then
