@@ -46,8 +46,7 @@ mapfile -t patches < <(series_patches)
 mapfile -t cross_arches < <("$FQP_ROOT/scripts/cross-build.sh" --list | sed -n 's/^arch //p')
 logdir=$FQP_CACHE/logs/check-series
 mkdir -p "$logdir"
-echo "TAP version 13"
-echo "1..$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
+tap_header "$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
 
 for p in "${patches[@]}"; do
 	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_strict_${p%%-*}" "$logdir/checkpatch-${p%%-*}.log"
