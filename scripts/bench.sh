@@ -284,7 +284,7 @@ for rep in $(seq "$reps"); do
 		if [ "$rc" != 0 ]; then
 			failed+=("$rep-$k")
 			warn "rep $rep, $k kernel: a workload failed (exit $rc); its rows are kept. Log: $out.log"
-			grep -E '^not ok|^#   ' "$out/verdict.ktap" "$out.log" 2>/dev/null | head -n 8 >&2 || true
+			grep -E '^ *not ok|^ *#   ' "$out/verdict.ktap" "$out.log" 2>/dev/null | head -n 8 >&2 || true
 		fi
 		el=$(($(date +%s) - t_start))
 		log "[$done_n/$total] rep $rep, $k: $(($(date +%s) - t0))s, $( [ -f "$csv" ] && wc -l <"$csv" || echo 0) rows; about $((el * (total - done_n) / done_n / 60)) min left"

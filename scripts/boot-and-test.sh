@@ -52,6 +52,8 @@ usage: $0 [options]
                           FQP_CACHE_MODEL_OPTS, e.g. l2=1M:16
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
+  --no-latest             leave results/latest as it is (it points at the newest
+                          run otherwise; the harness self-test's boots use this)
   --rebuild               rebuild the rootfs image and the kernel config first
   --dry-run               print the QEMU command and stop
   -v                      show the guest console live
@@ -60,7 +62,7 @@ USAGE
 
 kernel=patched config='' bzimage='' kadd=() kadd_args=() filter='' exclude='' shard='' cases='' timeout=3600 silence=900
 insn_profile='' cache_model=''
-mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
+latest=1 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
@@ -83,6 +85,7 @@ while [ $# -gt 0 ]; do
 	--insn-profile) insn_profile=${2:-}; shift ;;
 	--cache-model) cache_model=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
+	--no-latest) latest=0 ;;
 	--shell) shell=1 ;;
 	--rebuild) rebuild=1 ;;
 	--dry-run) dry=1 ;;
@@ -106,6 +109,8 @@ stock | patched) ;;
 esac
 config=${config:-test}
 ktree=$(base_tree "$kernel")
+# An image the user gave (--kernel PATH, --bzimage): a re-run boots it too.
+user_image=$bzimage
 # The run directory's name: the tree, the config and any one-off options.
 run_label=${run_label:-$ktree}-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})
 case $config in test | debug | bench) ;; *) usage_error "bad --config: $config" ;; esac
@@ -150,7 +155,7 @@ mkdir -p "$rundir" "$FQP_RESULTS"
 # Absolute: the helpers are built with make -C, where a relative BIN would
 # put them under the tests directory and the guest would find none.
 rundir=$(cd "$rundir" && pwd)
-ln -sfn "$rundir" "$FQP_RESULTS/latest"
+[ "$latest" = 0 ] || ln -sfn "$rundir" "$FQP_RESULTS/latest"
 t=$(date +%s)
 stage_dir=$rundir/disk
 rm -rf "$stage_dir"
@@ -301,11 +306,12 @@ while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$size" != "$last_size" ]; then
 		last_size=$size last_change=$now
 	fi
-	if grep -qE '^(not )?ok ' "$rundir/ktap.log" 2>/dev/null; then
-		n=$(grep -cE '^(not )?ok ' "$rundir/ktap.log")
+	# Each result as it comes (a case file's cases, then the file's own).
+	if grep -qE '^ *(not )?ok ' "$rundir/ktap.log" 2>/dev/null; then
+		n=$(grep -cE '^ *(not )?ok ' "$rundir/ktap.log")
 		while [ "$shown" -lt "$n" ]; do
 			shown=$((shown + 1))
-			log "  $(grep -E '^(not )?ok ' "$rundir/ktap.log" | sed -n "${shown}p")"
+			log "  $(grep -E '^ *(not )?ok ' "$rundir/ktap.log" | sed -n "${shown}p")"
 		done
 	fi
 	if [ $((now - t)) -ge "$timeout" ]; then
@@ -333,9 +339,13 @@ if [ -z "$verdict" ] && ! grep -q 'fqp-run-complete' "$rundir/ktap.log" 2>/dev/n
 	verdict="the guest stopped before the suite completed"
 fi
 
-# Host-side cases, reported with the guest's in one list.
-host_cases=()
-host_case() { host_cases+=("$1|$2"); }
+# Host-side cases, reported with the guest's in one KTAP document
+# (scripts/ktap.py): "STATUS<tab>NAME<tab>DIRECTIVE<tab>LOG" lines, each
+# after its "# ..." diagnostics.
+hostf=$rundir/host-cases.txt
+: >"$hostf"
+# host_case STATUS NAME [DIRECTIVE [LOG]]: STATUS 0 passed, 1 failed.
+host_case() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" "${4:-}" >>"$hostf"; }
 # The series checks belong to the suite, not to the demo or the benchmark
 # (--cases): they read the patches, not the booted kernel.
 # A shard past the first leaves them to the first.
@@ -348,64 +358,47 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard
 		r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
 		if [ -n "$r" ]; then
-			host_case 1 "checkpatch_strict_${p%%-*} # see $cp_log"
+			host_case 1 "checkpatch_strict_${p%%-*}" "" "$cp_log"
 		else
 			host_case 0 "checkpatch_strict_${p%%-*}"
 		fi
 	done < <(series_patches)
 fi
 splat=$(grep -E "$SPLAT_RE" "$rundir/console.log" | head -n 10 || true)
-if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_no_splat; fi
-# KUnit suites built into the kernel ran at boot and logged KTAP at
-# KERN_INFO (below the console's loglevel): read it from the boot dmesg the
-# guest saved. Each top-level suite result is one case here.
-if grep -qx 'CONFIG_KUNIT=y' "$rundir/kernel.config" 2>/dev/null; then
-	kunit=$(cat "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt" "$rundir/console.log" 2>/dev/null |
-		sed -E 's/^\[[ 0-9.]+\] //' | grep -E '^(not )?ok [0-9]+ [a-z0-9_]+' | sort -u || true)
-	if [ -z "$kunit" ] && grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config"; then
-		host_case 1 "kunit # KUnit tests are built in, but no suite result in the boot log"
-	fi
-	while read -r res; do
-		[ -n "$res" ] || continue
-		name=$(awk '{print $NF}' <<<"${res%% #*}")
-		case $res in not*) host_case 1 "kunit_$name" ;; *) host_case 0 "kunit_$name" ;; esac
-	done <<<"$kunit"
+if [ -z "$splat" ]; then
+	host_case 0 console_no_splat
+else
+	{ echo "# kernel splat on the console:"; sed 's/^/#   /' <<<"$splat"; } >>"$hostf"
+	host_case 1 console_no_splat "" "$rundir/console.log"
+fi
+# KUnit suites built into the kernel ran at boot (or at the module's load)
+# and logged KTAP at KERN_INFO, below the console's loglevel: ktap.py reads
+# them, test by test, from the dmesg the guest saved. Tests built in and
+# no suite there is a failure of its own (a guest that stopped before it
+# saved its dmesg fails as guest_run).
+if grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config" 2>/dev/null &&
+	[ -f "$rundir/results/dmesg-boot.txt" ] &&
+	! cat "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt" 2>/dev/null | grep -qE '^\[[ 0-9.]+\] +# Subtest: '; then
+	host_case 1 kunit "KUnit tests are built in, but no suite result in the boot log" "$rundir/results/dmesg.txt"
 fi
 
-pass=0 failn=0 skipn=0 i=0
-{
-	echo "KTAP version 1"
-	echo "# $kernel/$config kernel (base $FQP_BASE, $base_version), ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
-	for hc in "${host_cases[@]}"; do
-		i=$((i + 1))
-		if [ "${hc%%|*}" = 0 ]; then echo "ok $i ${hc#*|}"; else echo "not ok $i ${hc#*|}"; fi
-	done
-	# The guest's diagnostics ("# ..." lines: the log tail, a splat, the
-	# counters that did not add up) go with the case that failed, so that
-	# a CI log that keeps only this verdict still says why.
-	{ awk '/^(not )?ok [0-9]+ / { if ($1 == "not") printf "%s", diag; diag = ""; print; next }
-		/^#/ { diag = diag $0 "\n" }' "$rundir/ktap.log" 2>/dev/null || true; } | while IFS= read -r l; do
-		case $l in '#'*) printf '%s\n' "$l"; continue ;; esac
-		i=$((i + 1))
-		sed -E "s/^(not )?ok [0-9]+ /\1ok $i /" <<<"$l"
-	done
-} >"$rundir/verdict.ktap"
-pass=$(grep -E '^ok ' "$rundir/verdict.ktap" | grep -vc '# SKIP' || true)
-skipn=$(grep -cE '^ok .*# SKIP' "$rundir/verdict.ktap" || true)
-failn=$(grep -cE '^not ok ' "$rundir/verdict.ktap" || true)
-[ -z "$verdict" ] || failn=$((failn + 1))
+# The verdict: the host's cases, the KUnit suites, the guest's cases, and
+# the guest's end when it stopped early, with the failures and their logs.
+rerun=(scripts/boot-and-test.sh)
+[ "$FQP_BASE" = 6.1 ] || rerun+=(--base "$FQP_BASE")
+if [ -n "$user_image" ]; then rerun+=(--kernel "$bzimage" --config "$config"); else rerun+=(--kernel "$kernel" --config "$config"); fi
+[ -z "$cases" ] || rerun+=(--cases "$cases")
+[ "$clock" = wall ] || rerun+=(--clock "$clock")
+rerun+=(${kadd_args[@]+"${kadd_args[@]}"})
+header="$kernel/$config kernel (base $FQP_BASE, $base_version), ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
+counts=$(python3 "$FQP_ROOT/scripts/ktap.py" verdict "$rundir" --host "$hostf" --header "$header" \
+	${verdict:+--stopped "$verdict"} --rerun "$(printf '%q ' "${rerun[@]}" | sed 's/ $//')") || true
+read -r pass failn skipn <<<"$counts"
+[ -n "${skipn:-}" ] || die "scripts/ktap.py could not write $rundir/verdict.ktap from the run's logs" \
+	"run python3 scripts/ktap.py verdict $rundir by hand to see why; the raw guest output is $rundir/ktap.log"
 
 echo
 cat "$rundir/verdict.ktap"
-if [ -n "$splat" ]; then
-	echo "# kernel splat on the console:"
-	sed 's/^/#   /' <<<"$splat"
-fi
-if [ -n "$verdict" ]; then
-	echo "not ok $(($(grep -cE '^(not )?ok ' "$rundir/verdict.ktap") + 1)) guest_run # $verdict"
-	echo "# last console lines ($rundir/console.log):"
-	tail -n 50 "$rundir/console.log" | sed 's/^/#   /'
-fi
 {
 	printf '{\n  "git": "%s",\n  "kernel": "%s",\n  "config": "%s",\n' \
 		"$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)" "$kernel" "$config"
@@ -419,13 +412,9 @@ fi
 	printf '  "passed": %d, "failed": %d, "skipped": %d,\n' "$pass" "$failn" "$skipn"
 	printf '  "verdict": "%s",\n  "stage_seconds": {%s}\n}\n' "${verdict:-complete}" "$(IFS=,; echo "${stage_times[*]}")"
 } >"$rundir/metadata.json"
-if [ "$skipn" -gt 0 ]; then
-	echo "$pass passed, $failn failed, $skipn skipped"
-else
-	echo "$pass passed, $failn failed"
-fi
 if [ "$failn" -gt 0 ]; then
-	log "FAILED: logs in $rundir (console.log, ktap.log, logs/, reproducer.sh)"
+	echo "# failed run: $rundir (verdict.ktap, console.log, ktap.log, results/logs/, reproducer.sh)"
+	log "FAILED: each failed test's log is named above (# failed:); the run: $rundir"
 	exit 1
 fi
 rm -f "$rundir/run.ext4"

@@ -92,11 +92,12 @@ boot() {
 }
 
 # case_failed FIX: the stock boot's KTAP has a "not ok" line for one of
-# the fix's cases (not only a failed boot).
+# the fix's cases (not only a failed boot): a case is reported under the
+# FILE:CASE name its --filter regex matches.
 case_failed() {
 	local names
-	names=$(sed -E 's/^\^//; s/\$$//; s/^[0-9]+-//; s/:/_/' <<<"${CASES[$1]}")
-	grep -qE "^not ok [0-9]+ ${names}( |$)" "$logdir/$1-stock/verdict.ktap" 2>/dev/null
+	names=$(sed -E 's/^\^//; s/\$$//' <<<"${CASES[$1]}")
+	grep -qE "^ *not ok [0-9]+ ${names}( |$)" "$logdir/$1-stock/verdict.ktap" 2>/dev/null
 }
 
 check_fix() {
@@ -159,7 +160,6 @@ check_fix() {
 	fi
 }
 
-echo "TAP version 13"
-echo "1..$((5 * ${#fixes[@]}))"
+tap_header "$((5 * ${#fixes[@]}))"
 for f in "${fixes[@]}"; do check_fix "$f"; done
 tap_summary

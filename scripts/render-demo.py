@@ -5,7 +5,7 @@
 
 RUNDIR is a boot-and-test.sh run directory of the tests/demo cases: the
 raw data is in RUNDIR/results/data/<experiment>/, each case's log in
-RUNDIR/results/logs/demo_<experiment>.log and its verdict in
+RUNDIR/results/logs/demo:<experiment>.log and its verdict in
 RUNDIR/verdict.ktap. Writes RUNDIR/plots/ (PNG, the gnuplot scripts and
 the .dat files they read), RUNDIR/summary.txt and RUNDIR/report.md, and
 prints the summary table. Exit status: 0 when every requested experiment
@@ -968,7 +968,7 @@ def verdicts():
     path = os.path.join(RUN, "verdict.ktap")
     if os.path.exists(path):
         for line in open(path):
-            m = re.match(r"^(not )?ok \d+ demo_(\w+)\s*(#.*)?$", line.strip())
+            m = re.match(r"^(not )?ok \d+ demo:(\w+)\s*(#.*)?$", line.strip())
             if m:
                 v[m.group(2)] = ("failed" if m.group(1) else "ok", (m.group(3) or "").lstrip("# "))
     return v
@@ -987,7 +987,7 @@ def main():
     for exp in EXPS:
         fn, bl, al, setup = EXPERIMENTS[exp]
         status, note = v.get(exp, ("not run", "the guest did not report this case"))
-        log = os.path.join(RUN, "results", "logs", "demo_%s.log" % exp)
+        log = os.path.join(RUN, "results", "logs", "demo:%s.log" % exp)
         table, pngs, err = [], [], ""
         if os.path.isdir(ddir(exp)):
             try:

@@ -160,7 +160,7 @@ fi
 # The debug kernel's guest is CPU-bound on about one vCPU (KASAN, lockdep,
 # kmemleak under TCG), so a second guest uses the host's other core.
 boot_shards() {
-	local i stamp pids=() outs=() kimg=("${kargs[@]}")
+	local i stamp pids=() outs=() nl kimg=("${kargs[@]}")
 	# Built once, before the guests: each boots the same image.
 	if [ -z "$image" ]; then
 		"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"} || { rc=1; return; }
@@ -171,7 +171,10 @@ boot_shards() {
 	log "booting $shards $label/$config guests side by side, the cases split between them"
 	for ((i = 0; i < shards; i++)); do
 		outs[i]=$(mktemp)
-		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" "${kimg[@]}" --shard "$i/$shards" \
+		# results/latest: the first guest's run.
+		nl=()
+		[ "$i" = 0 ] || nl=(--no-latest)
+		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" "${kimg[@]}" "${nl[@]}" --shard "$i/$shards" \
 			--results "$FQP_RESULTS/$stamp-$label-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
 		pids[i]=$!
 	done
@@ -190,7 +193,8 @@ else
 fi
 if [ "$exact_boot" = 1 ]; then
 	# --cases: the series checks ran in the first boot's verdict already.
-	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" --clock exact \
+	# results/latest stays at the suite's run.
+	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" --clock exact --no-latest \
 		--cases "$FQP_ROOT/tests/cases" --filter "$EXACT_CASES"
 fi
 if [ "$selftest" = 1 ]; then
@@ -206,6 +210,12 @@ if [ -n "$behind_pid" ]; then
 	fi
 fi
 awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3} END {printf "total: %d passed, %d failed\n", p, f}' "$counts"
-[ "$rc" = 0 ] || die "the suite failed; see the run directories above" \
-	"open results/latest/ (console.log, logs/) or re-run one case with boot-and-test.sh --filter"
+if [ "$rc" != 0 ]; then
+	# Each stage names its failures, their logs and its run directory.
+	failed=$(grep -E '^# (failed|failed run|re-run it alone): ' "$counts" | sed 's/^# //' || true)
+	[ -n "$failed" ] || die "a stage stopped before its verdict (its error is above)" "fix what it names and re-run $0"
+	while IFS= read -r l; do log "$l"; done <<<"$failed"
+	die "the suite failed: $(grep -c '^failed: ' <<<"$failed") failed, each named above with its log" \
+		"read that log; the run directory (failed run:) has console.log, verdict.ktap and reproducer.sh; re-run one case alone as shown"
+fi
 log "suite passed"
