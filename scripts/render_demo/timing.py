@@ -23,8 +23,7 @@ def burstiness():
     for m in ("before", "after"):
         dat("burst-gso-%s.dat" % m, [(float(r["time_us"]) / 1e6, int(r["len"]) / 1000)
                                       for r in st[m]["snd_rows"]])
-        plots.append("'burst-gso-%s.dat' using 1:2 with points pt 7 ps 0.4 lc rgb '%s' title '%s'"
-                     % (m, COLORS[m], LABEL["burstiness"][m]))
+        plots.append(("'burst-gso-%s.dat' using 1:2 with points pt 7 ps 0.4 " % m) + style(m))
     pngs.append(gnuplot("burstiness_gso_sizes",
                         "set title 'TSO/GSO packet sizes leaving the sender (veth0, TSO on), one flow at 50 Mbit/s'\n"
                         "set xlabel 'time (s)'\nset ylabel 'GSO packet payload (KB)'\nset yrange [0:70]\n"
@@ -38,8 +37,7 @@ def burstiness():
             bins[min(60, max(0, int(math.floor(10 * math.log10(max(g, 1.0))))))] += 1
         n = max(1, len(gaps))
         dat("burst-gaphist-%s.dat" % m, [(10 ** (k / 10), 100.0 * c / n) for k, c in enumerate(bins)])
-        plots.append("'burst-gaphist-%s.dat' using 1:2 with histeps lw 2 lc rgb '%s' title '%s'"
-                     % (m, COLORS[m], LABEL["burstiness"][m]))
+        plots.append(("'burst-gaphist-%s.dat' using 1:2 with histeps lw 2 " % m) + style(m))
     pngs.append(gnuplot("burstiness_gap_histogram",
                         "set title 'Gaps between consecutive packets at the receiver (veth1, GRO off)'\n"
                         "set logscale x\nset format x '%g'\nset xrange [1:1e6]\n"
@@ -60,10 +58,8 @@ def burstiness():
         dat("burst-perms-%s.dat" % m, [(k - w0 + 0.5, per_ms.get(k, 0) / 1000)
                                         for k in range(int(w0), int(w1))])
         dat("burst-gapts-%s.dat" % m, gaps)
-        top.append("'burst-perms-%s.dat' using 1:2 with impulses lw 2 lc rgb '%s' title '%s'"
-                   % (m, COLORS[m], LABEL["burstiness"][m]))
-        bottom.append("'burst-gapts-%s.dat' using 1:2 with points pt 7 ps 0.4 lc rgb '%s' title '%s'"
-                      % (m, COLORS[m], LABEL["burstiness"][m]))
+        top.append(("'burst-perms-%s.dat' using 1:2 with impulses lw 2 " % m) + style(m))
+        bottom.append(("'burst-gapts-%s.dat' using 1:2 with points pt 7 ps 0.4 " % m) + style(m))
     pngs.append(gnuplot("burstiness_rcv_timeseries",
                         "set terminal %s size 900,760\nset output 'burstiness_rcv_timeseries.png'\n"
                         "set multiplot layout 2,1\n"
@@ -186,3 +182,8 @@ def spacing():
 LABEL = {
     "burstiness": {"before": "before: pfifo, tcp_min_tso_segs=44", "after": "after: fq, default sysctl"},
 }
+
+
+def style(m):
+    """A burstiness plot's colour and title for M (before or after)."""
+    return "lc rgb '%s' title '%s'" % (COLORS[m], LABEL["burstiness"][m])
