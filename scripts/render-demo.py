@@ -18,9 +18,12 @@ import re
 import sys
 import traceback
 
-if len(sys.argv) < 2 or sys.argv[1] in ("-h", "--help"):
-    (sys.stdout if len(sys.argv) > 1 else sys.stderr).write(__doc__)
-    sys.exit(0 if len(sys.argv) > 1 else 2)
+if sys.argv[1:2] in (["-h"], ["--help"]):
+    print(__doc__.strip())
+    sys.exit(0)
+if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
+    sys.stderr.write(__doc__)
+    sys.exit(2)
 
 # After the usage check: render_demo.common takes the run directory from
 # the command line.
