@@ -378,7 +378,7 @@ fi
 # saved its dmesg fails as guest_run).
 if grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config" 2>/dev/null &&
 	[ -f "$rundir/results/dmesg-boot.txt" ] &&
-	! cat "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt" 2>/dev/null | grep -qE '^\[[ 0-9.]+\] +# Subtest: '; then
+	! grep -qsE '^\[[ 0-9.]+\] +# Subtest: ' "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt"; then
 	host_case 1 kunit "KUnit tests are built in, but no suite result in the boot log" "$rundir/results/dmesg.txt"
 fi
 
