@@ -236,6 +236,9 @@ def update(rundir, only=None):
 
 
 def main(argv):
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(argv) in (2, 3) and argv[0] == "--update":
         only = set(argv[2].split(",")) if len(argv) == 3 else None
         print("%d rows of %s taken from %s" % (update(argv[1], only), CSV, argv[1]))

@@ -15,12 +15,21 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+usage() {
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2] [--init]
+  --init  create the authoring repo over the pristine tree and import the series
+  --base  7.2: the net-next series (\$FQP_CACHE/authoring-7.2 to patches/net-next/)
+Without --init: export base..HEAD of the authoring repo to patches/ and series.
+USAGE
+}
 mode='export'
 while [ $# -gt 0 ]; do
 	case $1 in
 	--init) mode=init ;;
-	--base) set_base "${2:-}" || exit 2; shift ;;
-	*) echo "usage: $0 [--base 6.1|7.2] [--init]" >&2; exit 2 ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done

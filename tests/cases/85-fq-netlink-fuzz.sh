@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Bad netlink input for fq (tests/src/nlfuzz.c): every TCA_FQ_* attribute at
+# Bad netlink input for fq (tests/src/nlfuzz/): every TCA_FQ_* attribute at
 # edge values, truncated/oversized/unknown/nested-garbage attributes, mixes of
 # good and bad ones, through create, change and replace. Each answer and each
 # read-back must match the robustness contract for this kernel (nlfuzz exits
