@@ -19,8 +19,8 @@ A measured figure is quoted with the row and column it comes from:
 "r:" names a row of docs/results.csv by its run key (the workload, variant
 and run_metric columns that scripts/bench-table.py --update matches),
 COLUMN one of its columns (stock61, series, ratio, stock72, ratio72,
-spread_series...). "t:ID COLUMN" names a row of docs/test-runs.csv (the
-dated test and CI runs) by its id. A last word "/N" divides the source's
+spread_series...). "run:ID COLUMN" names a row of docs/runs.csv (the
+dated runs of the tests, CI and the demo) by its id. A last word "/N" divides the source's
 value first (ns to us: /1000). The quoted figure is the source's value
 rounded to as many decimals as the quote shows: 0.571 may be quoted as
 0.571, 0.57 or 0.6, never 0.59; thousands separators and a % are ignored.
@@ -35,6 +35,7 @@ made at export (--expand, run by scripts/refresh-patches.sh), as plain text
 wrapped at 72 columns: markup dropped, numbered items kept.
 """
 import csv
+import decimal
 import glob
 import os
 import re
@@ -42,10 +43,10 @@ import sys
 import textwrap
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-SOURCES = {"r": "docs/results.csv", "t": "docs/test-runs.csv"}
+SOURCES = {"r": "docs/results.csv", "run": "docs/runs.csv"}
 
-MD_QUOTE = re.compile(r"<!-- (r|t):([^>]*?) -->(.*?)<!-- /r -->")
-TXT_QUOTE = re.compile(r"\{\{(r|t):([^|}]*)\|([^}]*)\}\}")
+MD_QUOTE = re.compile(r"<!-- (r|run):([^>]*?) -->(.*?)<!-- /r -->")
+TXT_QUOTE = re.compile(r"\{\{(r|run):([^|}]*)\|([^}]*)\}\}")
 BLOCK = re.compile(r"^<!-- block (\S+) -->$")
 BLOCK_END = "<!-- block end -->"
 INCLUDE = re.compile(r"^<!-- include (\S+) (\S+) -->$")
@@ -71,7 +72,7 @@ class Sources:
             rows = {}
             with open(os.path.join(ROOT, SOURCES[kind]), newline="") as f:
                 for r in csv.DictReader(f):
-                    key = r["id"] if kind == "t" else " ".join((r["workload"], r["variant"], r["run_metric"]))
+                    key = r["id"] if kind == "run" else " ".join((r["workload"], r["variant"], r["run_metric"]))
                     if key.strip():
                         rows[key] = r
             self.rows[kind] = rows
@@ -81,9 +82,9 @@ class Sources:
         """The value REF names (KEY... COLUMN [/N]) as a float, or raises
         ValueError saying what is wrong."""
         words = ref.split()
-        div = 1.0
+        div = decimal.Decimal(1)
         if words and words[-1].startswith("/"):
-            div = float(words.pop()[1:])
+            div = decimal.Decimal(words.pop()[1:])
         if len(words) < 2:
             raise ValueError("'%s': want KEY COLUMN [/N]" % ref)
         key, column = " ".join(words[:-1]), words[-1]
@@ -94,8 +95,8 @@ class Sources:
             raise ValueError("%s has no column '%s'" % (SOURCES[kind], column))
         cell = (row[column] or "").replace(",", "").rstrip("%")
         try:
-            return float(cell) / div
-        except ValueError:
+            return decimal.Decimal(cell) / div
+        except decimal.InvalidOperation:
             raise ValueError("%s: row '%s', column %s is '%s', not a number" % (
                 SOURCES[kind], key, column, row[column])) from None
 
@@ -106,12 +107,14 @@ def decimals(text):
 
 def quoted(text):
     """The number a quote shows: no separators, no %."""
-    return float(text.replace(",", "").rstrip("%"))
+    return decimal.Decimal(text.replace(",", "").rstrip("%"))
 
 
 def render(value, like):
-    """VALUE written as LIKE was: its decimals, its separators, its %."""
-    out = "%.*f" % (decimals(like.rstrip("%")), value)
+    """VALUE (a Decimal) written as LIKE was: its decimals (rounded half
+    up, as a reader rounds 0.605 to 0.61), its separators, its %."""
+    step = decimal.Decimal(1).scaleb(-decimals(like.rstrip("%")))
+    out = str(value.quantize(step, rounding=decimal.ROUND_HALF_UP))
     if "," in like:
         whole, _, frac = out.partition(".")
         out = "{:,}".format(int(whole)) + ("." + frac if frac else "")
