@@ -29,10 +29,11 @@ rounded to as many decimals as the quote shows: 0.571 may be quoted as
 A list or table written once is copied where it is needed:
   the source marks it      <!-- block NAME --> ... <!-- block end -->
   a Markdown copy          <!-- include FILE NAME --> ... <!-- include end -->
-  a mail's copy            {{include FILE NAME}}  (a line of its own)
+  a mail's copy            {{include FILE NAME [COLUMNS]}}  (a line of its own)
 A Markdown copy must equal the block (--write copies it); a mail's copy is
-made at export (--expand, run by scripts/refresh-patches.sh), as plain text
-wrapped at 72 columns: markup dropped, numbered items kept.
+made at export (--expand, run by scripts/refresh-patches.sh), as plain text:
+a list wrapped at 72 columns, markup dropped, numbered items kept; a table
+aligned, with only the COLUMNS given ("1-7": the first seven).
 """
 import csv
 import decimal
@@ -51,7 +52,7 @@ BLOCK = re.compile(r"^<!-- block (\S+) -->$")
 BLOCK_END = "<!-- block end -->"
 INCLUDE = re.compile(r"^<!-- include (\S+) (\S+) -->$")
 INCLUDE_END = "<!-- include end -->"
-TXT_INCLUDE = re.compile(r"^\{\{include (\S+) (\S+)\}\}$")
+TXT_INCLUDE = re.compile(r"^\{\{include (\S+) (\S+)(?: ([0-9,-]+))?\}\}$")
 NUMBER = re.compile(r"^-?[0-9][0-9,]*(\.[0-9]+)?%?$")
 
 
@@ -175,7 +176,7 @@ def process(path, src, fix):
             continue
         if TXT_INCLUDE.match(line):
             try:
-                read_block(*TXT_INCLUDE.match(line).groups())
+                read_block(*TXT_INCLUDE.match(line).groups()[:2])
             except (OSError, ValueError) as e:
                 problems.append("%s:%d: %s" % (path, i + 1, e))
         pattern = MD_QUOTE if path.endswith(".md") or path == "CHANGELOG" else TXT_QUOTE
@@ -213,10 +214,38 @@ def plain(text):
     return text
 
 
-def mail_block(md_lines, width=72):
-    """A Markdown list (numbered items, "-" sub-items, indented
-    continuations) as the plain text of a mail: " 1. " items with hanging
-    indents, "- " sub-items under them, wrapped at WIDTH."""
+def columns(spec):
+    """"1-3,5" as the 0-based column indexes [0, 1, 2, 4]; None: all."""
+    if not spec:
+        return None
+    out = []
+    for part in spec.split(","):
+        a, _, b = part.partition("-")
+        out += range(int(a) - 1, int(b or a))
+    return out
+
+
+def mail_table(md_lines, cols=None):
+    """A Markdown table as aligned columns (COLS of them, or all): two
+    spaces in, the first column left-aligned, the others right-aligned."""
+    rows = []
+    for line in md_lines:
+        cells = [plain(c.strip()) for c in line.strip().strip("|").split("|")]
+        if all(re.match(r"^:?-+:?$", c) for c in cells):
+            continue
+        rows.append([cells[i] for i in cols] if cols else cells)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return ["  " + "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
+                             for i, (c, w) in enumerate(zip(r, widths))).rstrip() for r in rows]
+
+
+def mail_block(md_lines, cols=None, width=72):
+    """A Markdown table (mail_table), or a list (numbered items, "-"
+    sub-items, indented continuations) as the plain text of a mail: " 1. "
+    items with hanging indents, "- " sub-items under them, wrapped at
+    WIDTH."""
+    if md_lines and md_lines[0].startswith("|"):
+        return mail_table(md_lines, cols)
     items = []  # (head, indent, text)
     for line in md_lines:
         s = line.strip()
@@ -237,18 +266,38 @@ def mail_block(md_lines, width=72):
     return out
 
 
-def expand(path):
+def expand(path, width=72):
     """The text of PATH ("-": stdin) as mailed; raises ValueError on a
-    stale figure or a missing block."""
+    stale figure or a missing block. A paragraph whose quotes were
+    resolved is wrapped again at WIDTH, unless it is indented (a table, a
+    list, a map)."""
     text = sys.stdin.read() if path == "-" else open(path).read()
-    src, problems, out = Sources(), [], []
+    src, problems, out, para, quoted_para = Sources(), [], [], [], False
+
+    def flush():
+        if quoted_para and para and not any(line[:1].isspace() for line in para):
+            # A unit stays with its number: "0.2 %" is not broken.
+            text = re.sub(r" (%|us|ms)(?!\w)", "\u00a0\\1", " ".join(para))
+            out.extend(line.replace("\u00a0", " ") for line in
+                       textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False))
+        else:
+            out.extend(para)
+        del para[:]
+
     for n, line in enumerate(text.split("\n"), 1):
         m = TXT_INCLUDE.match(line)
         if m:
+            flush()
+            quoted_para = False
             try:
-                out += mail_block(read_block(*m.groups()))
+                out.extend(mail_block(read_block(m.group(1), m.group(2)), columns(m.group(3))))
             except (OSError, ValueError) as e:
                 problems.append("%s:%d: %s" % (path, n, e))
+            continue
+        if not line.strip():
+            flush()
+            quoted_para = False
+            out.append(line)
             continue
 
         def one(mq):
@@ -257,7 +306,9 @@ def expand(path):
                 problems.append("%s:%d: %s" % (path, n, why))
             return mq.group(3)
 
-        out.append(TXT_QUOTE.sub(one, line))
+        quoted_para = quoted_para or bool(TXT_QUOTE.search(line))
+        para.append(TXT_QUOTE.sub(one, line))
+    flush()
     if problems:
         raise ValueError("\n".join(problems))
     return "\n".join(out)
