@@ -26,6 +26,9 @@ rounded to as many decimals as the quote shows: 0.571 may be quoted as
 0.571, 0.57 or 0.6, never 0.59; thousands separators and a % are ignored.
 --write rewrites each quote from the source with the decimals it had.
 
+A run named in backquotes by its id (`ci-fresh-2026-12-06`) must be a row
+of docs/runs.csv.
+
 A list or table written once is copied where it is needed:
   the source marks it      <!-- block NAME --> ... <!-- block end -->
   a Markdown copy          <!-- include FILE NAME --> ... <!-- include end -->
@@ -54,6 +57,7 @@ INCLUDE = re.compile(r"^<!-- include (\S+) (\S+) -->$")
 INCLUDE_END = "<!-- include end -->"
 TXT_INCLUDE = re.compile(r"^\{\{include (\S+) (\S+)(?: ([0-9,-]+))?\}\}$")
 NUMBER = re.compile(r"^-?[0-9][0-9,]*(\.[0-9]+)?%?$")
+RUN_ID = re.compile(r"`([a-z0-9][a-z0-9-]*-20[0-9]{2}-[0-9]{2}-[0-9]{2})`")
 
 
 def default_files():
@@ -179,6 +183,9 @@ def process(path, src, fix):
                 read_block(*TXT_INCLUDE.match(line).groups()[:2])
             except (OSError, ValueError) as e:
                 problems.append("%s:%d: %s" % (path, i + 1, e))
+        for run in RUN_ID.findall(line):
+            if run not in src.table("run"):
+                problems.append("%s:%d: %s is no run of %s" % (path, i + 1, run, SOURCES["run"]))
         pattern = MD_QUOTE if path.endswith(".md") or path == "CHANGELOG" else TXT_QUOTE
 
         def one(mq):
@@ -361,8 +368,9 @@ def main(argv):
     if problems:
         print("\n".join(problems))
         if argv[0] == "--check":
-            print("each quoted figure and copied block must be its source's: run scripts/facts.py --write "
-                  "on the file, then read the sentence around each figure that changed")
+            print("each quoted figure, named run and copied block must be its source's: for a figure or "
+                  "a copy run scripts/facts.py --write on the file, then read the sentence around each "
+                  "figure that changed")
         return 1
     return 0
 
