@@ -125,7 +125,7 @@ fi
 [[ $smp =~ ^[1-9][0-9]*$ ]] || usage_error "bad --smp: $smp"
 # Cases that need the debug config's fault injection (failslab, debugfs)
 # are not run, and not counted, on the other kernels.
-[ "$config" = debug ] || exclude="${exclude:+$exclude|}^94-fq-failslab:"
+[ "$config" = debug ] || exclude="${exclude:+$exclude|}$FQP_DEBUG_ONLY"
 
 ensure_packages
 stage_times=()

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Lint every script of the repository, reported as TAP: shellcheck (with
 # the repository's .shellcheckrc) on each shell file, a compile check of
-# each Python script, the case listing, the generated results tables, the
-# documents' links and the words the repository does not use. Part of scripts/test.sh.
+# each Python script, the case listing and index, the generated results
+# tables, the figures and lists the documents quote, the documents' links and the
+# words the repository does not use. Part of scripts/test.sh.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
@@ -10,7 +11,8 @@ usage() {
 	cat <<USAGE
 usage: $0
 Lints every script of the repository (shellcheck, Python parse), the case
-listing, the generated results tables, the documents' links and words; TAP.
+listing and index, the generated results tables, the quoted figures and copied lists,
+the documents' links and words; TAP.
 USAGE
 }
 no_options "$@"
@@ -18,7 +20,7 @@ ensure_packages shellcheck python3
 cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
-tap_header "$((${#shells[@]} + ${#pys[@]} + 6))"
+tap_header "$((${#shells[@]} + ${#pys[@]} + 8))"
 # result NAME RC OUTPUT: one result line for a check; a failed check's
 # output (its first 60 lines) goes before it as diagnostics.
 result() {
@@ -47,6 +49,15 @@ result case_list "${#out}" "$out"
 # docs/results.csv (scripts/bench-table.py): they must equal what it writes.
 out=$(python3 scripts/bench-table.py --check README.md docs/benchmark.md 2>&1) && rc=0 || rc=1
 result results_table "$rc" "$out"
+# Every figure the documents and cover letters quote from docs/results.csv
+# or docs/test-runs.csv is the CSV's, and every copied block is its
+# source's (scripts/facts.py: the quotes carry the row they come from).
+out=$(python3 scripts/facts.py --check 2>&1) && rc=0 || rc=1
+result facts "$rc" "$out"
+# docs/testing.md's case index is what tests/cases/ and docs/verdicts.csv
+# say (scripts/case-index.py), and every case says what it asserts.
+out=$(python3 scripts/case-index.py --check docs/testing.md 2>&1) && rc=0 || rc=1
+result case_index "$rc" "$out"
 # Every FQP_* variable a script uses is on docs/environment.md.
 out=$(git grep --untracked -ohE '\bFQP_[A-Z0-9_]+' -- '*.sh' '*.bash' '*.py' .ci/run rootfs/init rootfs/tc-trixie | sort -u |
 	while read -r v; do grep -qw -- "$v" docs/environment.md || echo "$v"; done)

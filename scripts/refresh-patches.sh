@@ -7,6 +7,9 @@
 #   refresh-patches.sh           export base..HEAD to patches/ + series
 #   --base 7.2                   the same for the net-next series on 7.2:
 #                                $FQP_CACHE/authoring-7.2 to patches/net-next/
+# The cover letter (patches/cover-letter.in) and the commit messages may
+# quote figures of docs/results.csv and copy lists of the docs: the export
+# resolves them (scripts/facts.py --expand) and stops on a stale one.
 # Identity: nothing here invents one. The export writes From and
 # Signed-off-by from the sender's git identity (user.name/user.email, or
 # GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), replacing the old placeholder, and
@@ -43,7 +46,7 @@ else
 	series_head="# quilt series: net-next, applied to linux-source-7.2 after patches/net/series"
 fi
 
-ensure_packages git
+ensure_packages git python3
 g() { git -C "$FQP_AUTHOR" "$@"; }
 LOCAL_NAME='fq-pacing import (local, not a sender)' LOCAL_EMAIL='import@localhost'
 

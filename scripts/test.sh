@@ -81,36 +81,11 @@ if [ -z "$shards" ]; then
 fi
 [[ $shards =~ ^[1-9]$ ]] || usage_error "bad --shards: $shards (1-9)"
 
-# Under KASAN, lockdep and kmemleak a TCG guest runs several times slower:
-# the cases that assert rates, delays and the 3 s gc age cannot hold there
-# (the sender cannot make its flows within the window), and say nothing
-# about memory safety. The debug run keeps every other case.
-TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt|96-fq-wheel):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
-# Cases that check answers, not memory: the host's pcap tool, the tree's
-# tdc (4 of the debug run's 40 minutes), the option dumps and defaults, the
-# refused values of 90-fq-known-bugs (85's fuzzers send them and more) and
-# two of 54's four send orders (decreasing, the out-of-order insert, and
-# GSO stay), 52's cap and priority answers (its drop of every far txtime
-# stays) and 10-sysctl's range answers (87's fuzzer writes them). Bad
-# input, reconfiguration under load and the fuzzers stay: they drive the
-# parsing and lifetime paths the detectors watch.
-SEMANTIC_CASES='^(15-pcapstat|80-tdc):|^50-fq-options:(defaults|roundtrip|u32_max)$|^90-fq-known-bugs:(quantum_zero_2016_hang|quantum_2pow31_syzbot_2020|initial_quantum_over_int_max_2023)$|^54-fq-txtime-order:(increasing|random)$|^52-fq-txtime:(far_cap|highprio_edt_order)$|^10-sysctl:min_tso_segs_(accepts_range|default|per_netns)$'
-# The tree's own selftests judge wall-clock time tightly: so_txtime.sh
-# wants each datagram within 4 ms of its time, test_tc_edt.sh the BPF EDT
-# rate within 1 % over 20 s. A wall-clock TCG guest on a loaded host woke
-# a receiver 18.6 ms late and reached -2.81 % of the rate. They run in a
-# second, short boot with the exact clock (guest time = instructions:
-# within 0.22 ms and -0.07 %, 80 s with the boot), when the whole suite
-# runs (no boot-and-test options given). So does 55-fq-pacing's
-# fq_rate_gaps (each gap within 20 % of len/rate): on the wall clock it
-# failed twice beside another guest (0.36 of the gaps near, unthrottle
-# latency 920 us), on the exact clock 1.00 of them, latency 11 us.
-EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$|^55-fq-pacing:fq_rate_gaps$|^96-fq-wheel:'
 exact_boot=0
 if [ "$config" = debug ]; then
-	extra=(--exclude "$TIMING_CASES|$SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})
+	extra=(--exclude "$FQP_TIMING_CASES|$FQP_SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})
 elif [ ${#extra[@]} = 0 ]; then
-	extra=(--exclude "$EXACT_CASES")
+	extra=(--exclude "$FQP_EXACT_CASES")
 	exact_boot=1
 fi
 if [ "$debug_next" = 1 ]; then
@@ -118,7 +93,7 @@ if [ "$debug_next" = 1 ]; then
 		die "--debug-next goes with the patched test kernel (the debug run follows it)" "drop --debug-next or --kernel/--config"
 	# The core cases run once, on the kernel with the detectors.
 	if [ "$exact_boot" = 1 ]; then
-		extra=(--exclude "$EXACT_CASES|$FQP_DEBUG_CORE")
+		extra=(--exclude "$FQP_EXACT_CASES|$FQP_DEBUG_CORE")
 	else
 		extra=(--exclude "$FQP_DEBUG_CORE" ${extra[@]+"${extra[@]}"})
 	fi
@@ -195,7 +170,7 @@ if [ "$exact_boot" = 1 ]; then
 	# --cases: the series checks ran in the first boot's verdict already.
 	# results/latest stays at the suite's run.
 	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" --clock exact --no-latest \
-		--cases "$FQP_ROOT/tests/cases" --filter "$EXACT_CASES"
+		--cases "$FQP_ROOT/tests/cases" --filter "$FQP_EXACT_CASES"
 fi
 if [ "$selftest" = 1 ]; then
 	step "$FQP_ROOT/tests/host/harness-selftest.sh" "${kargs[@]}"

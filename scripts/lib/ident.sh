@@ -59,7 +59,11 @@ is_placeholder() { [ "$1" = "$FQP_PLACEHOLDER_NAME" ] || [ "${2,,}" = "$FQP_PLAC
 # format_series OUT IDENT FORMAT-PATCH-ARG...: the authoring repo's
 # base..HEAD as mails in OUT (cover letter from the base's series dir:
 # patches/cover-letter.in, or patches/net-next/cover-letter.in on 7.2),
-# From and Signed-off-by the sender IDENT. The branch is not touched: the
+# From and Signed-off-by the sender IDENT. The cover letter and each
+# message are mailed as scripts/facts.py --expand makes them: a quoted
+# figure ({{r:ROW COLUMN|FIGURE}}) checked against docs/results.csv and
+# written plain, a copied list ({{include FILE BLOCK}}) copied; a stale
+# figure stops the export. The branch is not touched: the
 # mails are made from a copy of each commit (same tree and dates) whose
 # placeholder author becomes IDENT and whose placeholder Signed-off-by is
 # replaced by IDENT's; other authors and trailers are kept, and a commit by
@@ -76,9 +80,11 @@ format_series() {
 	while read -r c; do
 		an=$("${ga[@]}" log -1 --format=%an "$c") ae=$("${ga[@]}" log -1 --format=%ae "$c")
 		! is_placeholder "$an" "$ae" || an=$name ae=$email
-		msg=$("${ga[@]}" log -1 --format=%B "$c" |
+		msg=$("${ga[@]}" log -1 --format=%B "$c" | python3 "$FQP_ROOT/scripts/facts.py" --expand - |
 			grep -viE "^Signed-off-by: *($FQP_PLACEHOLDER_NAME|.*<$FQP_PLACEHOLDER_EMAIL>)" |
-			"${ga[@]}" interpret-trailers --if-exists addIfDifferent --trailer "Signed-off-by: $ident")
+			"${ga[@]}" interpret-trailers --if-exists addIfDifferent --trailer "Signed-off-by: $ident") ||
+			die "the message of $("${ga[@]}" log -1 --format='%h (%s)' "$c") quotes a figure its source does not have" \
+				"fix the {{r:...|FIGURE}} quote in $FQP_AUTHOR (git commit --amend, or rebase -i), or the row of docs/results.csv"
 		tip=$(GIT_AUTHOR_NAME=$an GIT_AUTHOR_EMAIL=$ae \
 			GIT_AUTHOR_DATE=$("${ga[@]}" log -1 --format=%ad --date=raw "$c") \
 			GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
@@ -88,8 +94,12 @@ format_series() {
 	# format-patch takes the cover letter from the description of the branch
 	# it formats: a short-lived branch for the copy. The cover letter's From
 	# is the committer's: the sender too.
+	local cover
+	cover=$(python3 "$FQP_ROOT/scripts/facts.py" --expand "$FQP_SERIES_DIR/cover-letter.in") ||
+		die "${FQP_SERIES_DIR#"$FQP_ROOT/"}/cover-letter.in quotes a figure or a block its source does not have" \
+			"scripts/facts.py --write ${FQP_SERIES_DIR#"$FQP_ROOT/"}/cover-letter.in, then read the sentences around what changed"
 	"${ga[@]}" branch -f fqp-export "$tip"
-	"${ga[@]}" config branch.fqp-export.description "$(cat "$FQP_SERIES_DIR/cover-letter.in")"
+	"${ga[@]}" config branch.fqp-export.description "$cover"
 	GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email "${ga[@]}" format-patch -q \
 		--cover-letter --cover-from-description=subject --from="$ident" -o "$out" "$@" base..fqp-export
 	"${ga[@]}" branch -q -D fqp-export

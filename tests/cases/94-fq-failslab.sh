@@ -88,6 +88,12 @@ fs_run() {
 	pg_wait
 }
 
+# failslab fails 30 % of fq_flow_cache allocations in pktgen's thread
+# while it offers 20000 new flows: every failure is counted in
+# allocation_errors, flows made + errors account for every tuple,
+# pktgen's accepted + refused = fq sent + dropped + queued and the device
+# sent what fq sent; with failures off the same fq makes 20000 flows and
+# no error; after `tc qdisc del` the slab is back to its baseline.
 t_flow_alloc_failures() {
 	local st=$R/data/fs.stats slab0 e1 e2 f1 f2 m1 m2 acc ref sent dropped qlen tx
 	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
@@ -137,6 +143,11 @@ t_flow_alloc_failures() {
 	[ "$e1" -le "$slab0" ] || fail "fq_flow_cache holds $e1 objects after the delete, $slab0 before"
 }
 
+# The bucket table's allocation fails in change() (512 buckets: a
+# kmalloc-4k table, every such allocation of that request failing): the
+# change answers ENOMEM and changes nothing (64 buckets, flows + gc
+# unchanged), the next 20000 flows pass and add up, and the same change
+# with failures off succeeds and keeps every flow.
 t_table_alloc_failure() {
 	local st=$R/data/fs-table.stats out rc f0 f1 m1 acc ref sent dropped qlen tx
 	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
@@ -219,6 +230,12 @@ fs_pg_reconciles() {
 	[ "$tx" = "$sent" ] || fail "$1: the device sent $tx, fq counts $sent"
 }
 
+# One flow at maxrate 512kbit (every packet waits) while every
+# kmalloc-8k allocation of pktgen's thread fails: on the series each
+# packet that would have waited is sent at once and counted in
+# allocation_errors, nothing is throttled, and the books close; with
+# failures off the same qdisc gets its wheel and paces again. Stock
+# kernels allocate their throttled set with the qdisc: no error there.
 t_wheel_alloc_failure() {
 	local st e1 e2 t1 t2 lazy=1 before
 	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
