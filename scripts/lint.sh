@@ -54,6 +54,11 @@ result results_table "$rc" "$out"
 # source's (scripts/facts.py: the quotes carry the row they come from).
 out=$(python3 scripts/facts.py --check 2>&1) && rc=0 || rc=1
 result facts "$rc" "$out"
+# The committed cover letters are their sources as exported: a change to
+# cover-letter.in or to what it quotes needs scripts/refresh-patches.sh.
+out=$(python3 scripts/facts.py --check-export patches/0000-cover-letter.patch patches/cover-letter.in 2>&1) && rc=0 ||
+	{ rc=1 out+=" (re-export: scripts/refresh-patches.sh)"; }
+result cover_letters_exported "$rc" "$out"
 # docs/testing.md's case index is what tests/cases/ and docs/verdicts.csv
 # say (scripts/case-index.py), and every case says what it asserts.
 out=$(python3 scripts/case-index.py --check docs/testing.md 2>&1) && rc=0 || rc=1
