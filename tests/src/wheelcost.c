@@ -113,19 +113,10 @@ static uint64_t send_at(int fd, uint64_t when)
 	char buf[64] = "wheelcost", cbuf[CMSG_SPACE(sizeof(uint64_t))];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
 	uint64_t t0;
 
-	if (when) {
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_TXTIME;
-		cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-		memcpy(CMSG_DATA(cm), &when, sizeof(when));
-	}
+	if (when)
+		put_txtime(&msg, cbuf, sizeof(cbuf), when);
 	t0 = now_ns();
 	if (sendmsg(fd, &msg, 0) != (ssize_t)sizeof(buf))
 		die("sendmsg");
