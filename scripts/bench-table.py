@@ -1,19 +1,23 @@
 #!/usr/bin/env python3
 """The benchmark's current results table, generated from docs/results.csv.
 
-usage: bench-table.py [--headline|--cache] print the table (markdown)
+usage: bench-table.py [--headline|--cache|--native] print the table (markdown)
        bench-table.py --write FILE...      rewrite the generated blocks of FILEs
        bench-table.py --check FILE...      exit 1 if a block differs from the CSV
        bench-table.py --update RUNDIR [W,...]  take a scripts/bench.sh run's figures into
                                            the CSV (only workloads W, when given)
 
 A generated block in a markdown file lies between the lines
-  <!-- bench-table headline -->   (or: full, or: cache)
+  <!-- bench-table headline -->   (or: full, cache, native)
   <!-- bench-table end -->
 "headline" keeps the rows whose headline column is 1 (README); "full"
 keeps every row (docs/benchmark.md); "cache" puts the cache model's rows
 (workload cache-*: misses per packet, scripts/bench.sh --cache-model) one
-line per point, its levels side by side (README). Edit the CSV, then run
+line per point, its levels side by side (README); "native" the native
+rows (workload native-*: ns per packet of UML kernels on this CPU,
+scripts/bench.sh --native, taken in by scripts/native-stats.py --update)
+beside the exact instruction ratio and the cache model's LLC ratio of the
+same point. Edit the CSV, then run
 --write: the tables are never edited by hand (scripts/lint.sh runs
 --check).
 
@@ -55,7 +59,7 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CSV = os.path.join(ROOT, "docs", "results.csv")
-BEGIN = re.compile(r"^<!-- bench-table (headline|full|cache) -->$")
+BEGIN = re.compile(r"^<!-- bench-table (headline|full|cache|native) -->$")
 END = "<!-- bench-table end -->"
 
 
@@ -127,6 +131,10 @@ def is_cache(r):
     return r["workload"].startswith("cache-")
 
 
+def is_native(r):
+    return r["workload"].startswith("native-")
+
+
 # Below this many misses per packet on both kernels a ratio says nothing.
 CACHE_FLOOR = 0.02
 
@@ -143,7 +151,9 @@ def ratio_cell(r, key, ref):
 def table(kind):
     if kind == "cache":
         return cache_table()
-    rows = [r for r in read_rows() if kind == "full" or r["headline"] == "1"]
+    if kind == "native":
+        return native_table()
+    rows = [r for r in read_rows() if not is_native(r) and (kind == "full" or r["headline"] == "1")]
     out = ["| point | metric | 6.1 | series | **series/6.1** | 7.2 | **series/7.2** "
            "| spread 6.1 / series / 7.2 | boots | date | commit | series |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -204,6 +214,52 @@ def cache_table():
             "machine), median of the boots; spread (max - min) / median over the boots; \"-\": under %g "
             "misses per packet on both kernels (tens of misses in a run, whose spread says nothing), "
             "no ratio; series: %s." % (CACHE_FLOOR, SERIES_NOTE)]
+    return out
+
+
+def native_ratio(r, key, ci):
+    """A native ratio, bold, with its interval, or "no difference" when
+    the interval holds 1.0."""
+    if not r[key]:
+        return "-"
+    lo, _, hi = r[ci].partition("-")
+    if lo and float(lo) <= 1.0 <= float(hi):
+        return "%s (%s-%s): no difference" % (r[key], lo, hi)
+    return "**%s** (%s-%s)" % (r[key], lo, hi) if lo else "**%s**" % r[key]
+
+
+def native_table():
+    """The native rows, one line per point: ns per packet of the UML
+    kernels, series/6.1 and series/7.2 with their intervals, beside the
+    exact-mode instruction ratio and the cache model's LLC ratio of the
+    same point (its exact row: the workload without native-, the
+    classified pktgen points' misses from the cache model's rows)."""
+    rows = read_rows()
+    by_key = {(r["workload"], r["variant"], r["run_metric"]): r for r in rows}
+    out = ["| point | 6.1 | series | **series/6.1** (95 % interval) | 7.2 | **series/7.2** (95 % interval) "
+           "| insn series/6.1 (exact) | LLC series/6.1 (model) | boots | date | commit | series |",
+           "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        if not is_native(r):
+            continue
+        w, v = r["workload"][len("native-"):], r["variant"]
+        base = v.replace("/classified", "")
+        insn = by_key.get((w, v, r["run_metric"]))
+        llc = by_key.get(("cache-" + w, base, "fq_llc_miss")) if v.endswith("/classified") or w != "pktgen" else None
+        unit = " " + r["unit"]
+        out.append("| %s | %s%s | %s%s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["point"], r["stock61"], unit, r["series"], unit, native_ratio(r, "ratio", "ci"),
+            (r["stock72"] + unit) if r["stock72"] else "not measured", native_ratio(r, "ratio72", "ci72"),
+            insn["ratio"] if insn and insn["ratio"] else "-",
+            ratio_cell(llc, "ratio", "stock61").strip("*") if llc else "-",
+            r["boots"], r["date"], r["commit"], series_label(r["commit"])))
+    out += ["", "Generated by `scripts/bench-table.py` from `docs/results.csv`: ns per packet (fq minus pfifo in "
+            "each boot) of the kernels built for User-Mode Linux and run as host processes on this machine's "
+            "CPU (`scripts/bench.sh --native`; one CPU, no NIC, timers through host signals: "
+            "docs/benchmark.md#native-time), median of the boots; each ratio the median of the boots' paired "
+            "ratios (kernels interleaved) with its distribution-free 95 %% interval; \"no difference\": the "
+            "interval holds 1.0. insn: the exact-mode ratio of the same point, LLC: the cache model's (whole "
+            "path through fq); \"-\": not measured there. series: %s." % SERIES_NOTE]
     return out
 
 
@@ -285,7 +341,7 @@ def update(rundir, only=None):
             continue
         if only and r["workload"] not in only:
             continue
-        if is_cache(r) != (meta.get("cache_model") == "1"):
+        if is_cache(r) != (meta.get("cache_model") == "1") or is_native(r):
             continue
         r.update(stock61=num(s["stock_median"]), series=num(s["patched_median"]),
                  ratio="%.3f" % float(s["ratio"]) if s["ratio"] else "",
@@ -312,7 +368,7 @@ def main(argv):
         only = set(argv[2].split(",")) if len(argv) == 3 else None
         print("%d rows of %s taken from %s" % (update(argv[1], only), CSV, argv[1]))
         return 0
-    if argv in ([], ["--headline"], ["--cache"]):
+    if argv in ([], ["--headline"], ["--cache"], ["--native"]):
         print("\n".join(table(argv[0][2:] if argv else "full")))
         return 0
     if len(argv) < 2 or argv[0] not in ("--write", "--check"):

@@ -16,6 +16,13 @@ WALL_WORKLOADS=(pktgen paced memory tcp profile)
 EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile wheel)
 # --cache-model: the points that say most about memory, and the cold qdisc.
 CACHE_WORKLOADS=(pktgen backlog pacing coldq)
+# --native: the exact workloads that need no NIC, timed on this CPU in UML
+# kernels (scripts/lib/uml.sh): ns per packet, fq - pfifo in each boot.
+# paced (UDP sockets) runs on request: UML runs each guest process as a
+# host process and each of its system calls through ptrace, so a socket
+# sender's cost is mostly UML's own.
+NATIVE_WORKLOADS=(pktgen backlog pacing paced)
+NATIVE_DEFAULT=pktgen,backlog,pacing
 # Under TCG the guest's default clocksource is the HPET, and every clock
 # read is an emulated MMIO access: 21-27% of all samples in a pktgen
 # profile, more than the qdisc itself. Real machines read the TSC; so does
@@ -44,7 +51,7 @@ keep_outputs() {
 usage() {
 	cat <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
-          [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--kernels K[,K]]
+          [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--native] [--kernels K[,K]]
   --kernels K,...  the kernels, booted in turn (default stock,patched):
                  stock (6.1), patched (the series), stock72 (stock 7.2),
                  patched72 (7.2 with patches/net/ and patches/net-next/),
@@ -83,12 +90,26 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
                  the points of tests/bench/cache-model.env and the cold
                  qdisc (workloads ${CACHE_WORKLOADS[*]}); DIR/cache.md,
                  and per-function misses in DIR/<rep>-<kernel>/cache/
+  --native       native time (docs/benchmark.md, "Native time"): each kernel
+                 built for User-Mode Linux (build-kernel.sh --config uml) and
+                 run as a host process pinned to one CPU (FQP_UML_CPU), on
+                 the same image and workloads: ns per packet, fq - pfifo in
+                 each boot; the kernels interleaved, --reps boots each
+                 (default 10), the host's load recorded before and after
+                 each boot; DIR/native.md has the medians and each ratio's
+                 confidence interval (scripts/native-stats.py) beside the
+                 exact and cache-model ratios of docs/results.csv.
+                 Workloads: ${NATIVE_WORKLOADS[*]} (default $NATIVE_DEFAULT);
+                 --quick: fewer points (the self-test's size)
+  --no-build     boot the kernels already built, as they are (no tree
+                 preparation, no rebuild): re-running on a tree another job
+                 is changing
 Writes DIR/raw.csv, DIR/summary.csv, DIR/bench.md, DIR/plots/*.png and
 DIR/profile-<kernel>.txt; each boot's logs are in DIR/<rep>-<kernel>/.
 USAGE
 }
 
-quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 count=0 sets=() kernels=stock,patched
+quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 count=0 native=0 nobuild=0 sets=() kernels=stock,patched
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -105,12 +126,15 @@ while [ $# -gt 0 ]; do
 	--kernels) kernels=${2:-}; shift ;;
 	--cache-model) cache=1 clock=exact ;;
 	--count-insns) count=1 clock=exact ;;
+	--native) native=1 clock=native ;;
+	--no-build) nobuild=1 ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case ${clock:-auto} in auto | exact | wall) ;; *) usage_error "bad --clock: '$clock'" ;; esac
+case ${clock:-auto} in auto | exact | wall | native) ;; *) usage_error "bad --clock: '$clock'" ;; esac
+[ "$native" = 0 ] || [ "$insn$cache$count" = 000 ] || usage_error "--native runs no QEMU: no --insn-profile, --cache-model or --count-insns"
 
 KERNELS=()
 IFS=, read -ra klist <<<"$kernels"
@@ -119,9 +143,16 @@ for k in "${klist[@]}"; do
 		usage_error "unknown kernel: '$k' (known: stock patched stock72 patched72 patched72-N)"
 	KERNELS+=("$k")
 done
-[[ " ${KERNELS[*]} " == *" stock "* && " ${KERNELS[*]} " == *" patched "* ]] ||
+# --native --kernels patched: one kernel, no ratio (the harness self-test).
+[ "$native:$kernels" = 1:patched ] ||
+	[[ " ${KERNELS[*]} " == *" stock "* && " ${KERNELS[*]} " == *" patched "* ]] ||
 	[[ " ${KERNELS[*]} " == *" stock72 "* && " ${KERNELS[*]} " == *" patched72"* ]] ||
 	usage_error "bad --kernels: '$kernels' (stock and patched, or stock72 and a patched72, are the ratios)"
+
+[ "$native" = 0 ] || [[ ! $kernels =~ patched72- ]] || usage_error "--native: no patched72-N (build patched72 with the series you want)"
+# The config of the benchmark kernels: bench under QEMU, uml natively.
+bconf=bench
+[ "$native" = 0 ] || bconf=uml
 
 # kernel_opts K: boot-and-test.sh's and build-kernel.sh's base and tree
 # options for kernel K (its name is also its build dir's: build/K-bench).
@@ -138,17 +169,25 @@ ensure_packages gnuplot-nox
 # measurement, and no build runs beside a measuring guest.
 for k in "${KERNELS[@]}"; do
 	read -r _ b t <<<"$(kernel_opts "$k")"
-	if [[ $k == patched72-* ]]; then
+	if [ "$nobuild" = 1 ]; then
+		[ -f "$(FQP_BASE=$b kernel_image "$t" "$bconf")" ] ||
+			die "--no-build: no $k kernel at $(FQP_BASE=$b kernel_image "$t" "$bconf")" "run without --no-build once"
+	elif [[ $k == patched72-* ]]; then
 		build_upstream_prefix "${k#patched72-}" bench
 	else
-		"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config bench
+		"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config "$bconf"
 	fi
 done
 export FQP_STEP=bench
-bz=$FQP_BUILD/${KERNELS[1]}-bench/arch/x86/boot/bzImage
+bz=$FQP_BUILD/${KERNELS[1]:-${KERNELS[0]}}-bench/arch/x86/boot/bzImage
 [ -n "$clock" ] || clock=$(auto_clock "$bz")
-accel=$(clock_accel "$clock" "$bz")
-if [ "$clock" = exact ]; then
+if [ "$clock" = native ]; then accel=uml; else accel=$(clock_accel "$clock" "$bz"); fi
+if [ "$clock" = native ]; then
+	# The exact clock's case file: under UML pktgen's own timing and the
+	# guest's busy time are the host's ns.
+	WORKLOADS=("${NATIVE_WORKLOADS[@]}") case_file=exact default_reps=10
+	[ -n "$only" ] || only=$NATIVE_DEFAULT
+elif [ "$clock" = exact ]; then
 	WORKLOADS=("${EXACT_WORKLOADS[@]}") case_file=exact default_reps=3
 	[ "$cache" = 0 ] || WORKLOADS=("${CACHE_WORKLOADS[@]}") default_reps=2
 else
@@ -159,10 +198,10 @@ fi
 [[ $reps =~ ^[1-9][0-9]*$ ]] || usage_error "bad --reps: '$reps'"
 sel=$(select_names workload "$only" "${WORKLOADS[@]}") || usage_error
 mapfile -t selected <<<"$sel"
-smp=$(clock_smp "$clock")
+if [ "$clock" = native ]; then smp=1; else smp=$(clock_smp "$clock"); fi
 # boot-and-test.sh --clock exact adds the same clocksource options itself.
 append=$BENCH_CMDLINE
-[ "$clock" != exact ] || append=''
+[ "$clock" = wall ] || append=''
 
 # A workload reports when it ends: the guest is silent meanwhile. The
 # paced point at 100k flows ran past 15 min of host time without a word
@@ -179,7 +218,34 @@ rm -rf "$cases"
 mkdir -p "$cases"
 # Only the clock's case file (run.sh runs every *.sh), and the helpers.
 cp -a "$FQP_ROOT/tests/bench/bench-lib.bash" "$FQP_ROOT/tests/bench/$case_file.sh" "$cases/"
-if [ "$quick" = 1 ] && [ "$clock" = exact ]; then
+if [ "$clock" = native ]; then
+	# Native: both pktgen modes; more packets a point than the exact
+	# clock counts (a run of 0.2 s is a few of the host scheduler's
+	# slices); one size. --quick: the self-test's short boot.
+	cat >"$cases/bench.env" <<-'ENV'
+		# --native: UML, ns per packet (scripts/bench.sh).
+		EX_PG_MODES="idle classified"
+		EX_COUNT=1000000
+		EX_FLOWS="1 10000 100000 1000000"
+		EX_SIZES="64"
+		EX_MEM_FLOWS=""
+		EX_BL_SECS=2
+		EX_PACING_PROF=""
+		EX_PROF_PACED=""
+		EX_PACED_FLOWS="1000"
+	ENV
+	[ "$quick" = 0 ] || cat >>"$cases/bench.env" <<-'ENV'
+		# --quick
+		EX_PG_MODES="idle"
+		EX_COUNT=100000
+		EX_FLOWS="1"
+		EX_BL_WINDOWS=1
+		EX_BL_SECS=1
+		EX_BL_WARMUP=1
+		EX_PACING_FLOWS="1000"
+		EX_PACING_PKTS=20000
+	ENV
+elif [ "$quick" = 1 ] && [ "$clock" = exact ]; then
 	cat >"$cases/bench.env" <<-'ENV'
 		# --quick: fewer points, less counted work.
 		EX_COUNT=100000
@@ -224,7 +290,10 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	echo "accel=$accel"
 	echo "clock=$clock"
 	echo "reps=$reps"
-	if [ "$clock" = exact ]; then
+	if [ "$clock" = native ]; then
+		echo "guest=UML, 1 CPU, $FQP_UML_MEM, pinned to host CPU $(uml_pin_cpu)"
+		uml_host_facts
+	elif [ "$clock" = exact ]; then
 		echo "guest=$smp vCPU, 2 GiB, -icount $EXACT_ICOUNT, $EXACT_CMDLINE"
 	else
 		echo "guest=$smp vCPU, 2 GiB, $BENCH_CMDLINE"
@@ -237,6 +306,7 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	[ ${#sets[@]} = 0 ] || echo "set=${sets[*]}"
 } >"$rundir/meta.txt"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
+[ "$clock" != native ] || echo "kernel,rep,start,seconds,load1_before,load1_after,procs_running_before,procs_running_after" >"$rundir/load.csv"
 if [[ " ${KERNELS[*]} " == *" stock72 "* ]]; then
 	(set_base 7.2 && echo "$(base_version), $(base_package)") >"$rundir/base72.txt"
 	# Which upstream patch each patched72-N kernel ends with.
@@ -265,11 +335,16 @@ for rep in $(seq "$reps"); do
 		# Every kernel was built above: the boot takes its image as it is
 		# (a boot that prepared the tree again could race another job
 		# that walks the patched 7.2 tree, as check-series --base 7.2 does).
-		kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
+		kimg=(--bzimage "$(FQP_BASE=$b kernel_image "$t" "$bconf")")
+		[[ $k != patched72-* ]] || kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
+		nolatest=()
+		[ "$clock" != native ] || nolatest=(--no-latest)
+		l0=$(cut -d' ' -f1 /proc/loadavg) r0=$(awk '$1 == "procs_running" { print $2 }' /proc/stat)
 		FQP_CACHE_MODEL_OPTS=$(if [ "$count" = 1 ]; then echo sim=none; else echo "${FQP_CACHE_MODEL_OPTS:-}"; fi) \
-			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
-			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
-			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
+			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config "$bconf" --cases "$cases" "${kimg[@]}" \
+			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "${clock/native/wall}" \
+			--append "$append" ${prof[@]+"${prof[@]}"} ${nolatest[@]+"${nolatest[@]}"} >"$out.log" 2>&1 || rc=$?
+		[ "$clock" != native ] || echo "$k,$rep,$t0,$(($(date +%s) - t0)),$l0,$(cut -d' ' -f1 /proc/loadavg),$r0,$(awk '$1 == "procs_running" { print $2 }' /proc/stat)" >>"$rundir/load.csv"
 		# The kernel this boot ran: the next boot may rebuild it.
 		[ "$insn" = 0 ] && [ "$cache" = 0 ] || cp "$FQP_BUILD/$k-bench/vmlinux" "$out/vmlinux"
 		[ "$cache" = 0 ] || cache_rows "$out" "$k" "$rep" >>"$rundir/raw.csv" || failed+=("$rep-$k(cache)")
@@ -278,6 +353,9 @@ for rep in $(seq "$reps"); do
 		keep_outputs "$out/results/data" "$k" "$rep"
 		if [ -f "$csv" ] && [ "$count" = 1 ]; then
 			count_rows "$out" "$k" "$rep" "$csv" >>"$rundir/raw.csv" || failed+=("$rep-$k(count)")
+		elif [ -f "$csv" ] && [ "$clock" = native ]; then
+			# The exact workloads' figures are the host's ns here.
+			sed -e "s/^/$k,$rep,/" -e 's/_insn,/_ns,/' -e 's/,insn\/pkt$/,ns\/pkt/' "$csv" >>"$rundir/raw.csv"
 		elif [ -f "$csv" ]; then
 			sed "s/^/$k,$rep,/" "$csv" >>"$rundir/raw.csv"
 		fi
@@ -313,8 +391,17 @@ if [ "$insn" = 1 ]; then
 	done
 fi
 [ "$cache" = 0 ] || cache_report "$rundir"
-log "medians, ratios and plots"
 echo "wall_seconds=$(($(date +%s) - t_start))" >>"$rundir/meta.txt"
+if [ "$clock" = native ]; then
+	log "medians, paired ratios and their intervals"
+	python3 "$FQP_ROOT/scripts/native-stats.py" "$rundir" ||
+		die "the native statistics failed" "the raw rows are in $rundir/raw.csv; fix scripts/native-stats.py and run it on $rundir"
+	log "results: $rundir/native.md, native.csv, raw.csv, load.csv ($(($(date +%s) - t_start))s)"
+	[ ${#failed[@]} = 0 ] || die "some boots did not measure everything: ${failed[*]}" \
+		"read $rundir/<rep>-<kernel>.log and results/logs/ there; the table above uses the rows that came back"
+	exit 0
+fi
+log "medians, ratios and plots"
 grc=0
 python3 "$FQP_ROOT/scripts/render-bench.py" "$rundir" || grc=$?
 [ "$grc" = 0 ] || [ "$grc" = 3 ] ||

@@ -16,7 +16,11 @@ usage: $0 [options]
                           in one of our build dirs is booted as its tree and
                           config, any other as the series' (its cases assert
                           the patched kernel's behaviour)
-  --config test|debug|bench  kernel fragment set (default test)
+  --config test|debug|bench|uml  kernel fragment set (default test); uml:
+                          the kernel built for User-Mode Linux (ARCH=um), booted
+                          as a host process instead of under QEMU, pinned to one
+                          CPU (FQP_UML_CPU, default the last), on the same image
+                          (copy-on-write) and run disk (scripts/lib/uml.sh)
   --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off config option or fragment
                           (repeatable): the kernel is built in a build dir of
                           its own (scripts/build-kernel.sh --kconfig-add)
@@ -113,7 +117,14 @@ ktree=$(base_tree "$kernel")
 user_image=$bzimage
 # The run directory's name: the tree, the config and any one-off options.
 run_label=${run_label:-$ktree}-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})
-case $config in test | debug | bench) ;; *) usage_error "bad --config: $config" ;; esac
+case $config in test | debug | bench | uml) ;; *) usage_error "bad --config: $config" ;; esac
+if [ "$config" = uml ]; then
+	[ -z "$insn_profile$cache_model" ] || usage_error "--insn-profile and --cache-model are QEMU plugins; a UML kernel runs without QEMU"
+	[ "$clock" = wall ] || usage_error "--clock $clock: a UML kernel runs on the host's clock (wall)"
+	[ "$shell" = 0 ] || usage_error "--shell: not for a UML kernel"
+	smp=${smp:-1}
+	[ "$smp" = 1 ] || usage_error "--smp $smp: a UML kernel has one CPU here"
+fi
 [ -z "$bzimage" ] || [ ${#kadd[@]} = 0 ] || usage_error "--kconfig-add builds a kernel; $bzimage is one already"
 case $clock in wall | exact) ;; *) usage_error "bad --clock: $clock (wall or exact)" ;; esac
 [[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage_error "bad --timeout or --silence: $timeout, $silence (seconds)"
@@ -222,7 +233,7 @@ mke2fs -q -F -t ext4 -E lazy_itable_init=0,lazy_journal_init=0 -L fqprun -d "$st
 stage rundisk "$t"
 
 # 4. Boot.
-accel=$(clock_accel "$clock" "$bzimage")
+if [ "$config" = uml ]; then accel=uml; else accel=$(clock_accel "$clock" "$bzimage"); fi
 # rootflags=noinit_itable, and the run disk made with its inode tables
 # zeroed: no ext4lazyinit thread zeroing them in the background, whose
 # hundreds of millions of instructions landed in the exact-clock benchmark's
@@ -271,6 +282,21 @@ if [ "$shell" = 1 ]; then
 else
 	qemu+=(-serial "file:$rundir/console.log" -serial "file:$rundir/ktap.log")
 fi
+if [ "$config" = uml ]; then
+	# The same command line but for the devices: UML's own disks and
+	# console (scripts/lib/uml.sh), no ACPI or PCI to tune. ttyS1's output
+	# goes to fd 3, ktap.log, as QEMU's second serial port.
+	cpu=$(uml_pin_cpu)
+	ucmd=${cmdline/root=\/dev\/vda/root=\/dev\/ubda}
+	ucmd=${ucmd/console=ttyS0,115200 /}
+	ucmd=${ucmd/ init=\/sbin\/fqp-init/}
+	# x86's own parameters, which UML would hand to init as arguments.
+	ucmd=${ucmd/ no_timer_check/}
+	read -ra ucmd <<<"$ucmd"
+	mapfile -t qemu < <(uml_command "$bzimage" "$rootfs" "$rundir/root.cow" "$rundir/run.ext4" 3 "${ucmd[@]}")
+	qemu=(taskset -c "$cpu" "${qemu[@]}")
+	rm -f "$rundir/root.cow"
+fi
 printf '%q ' "${qemu[@]}" >"$rundir/qemu.cmd"
 echo >>"$rundir/qemu.cmd"
 {
@@ -292,9 +318,16 @@ if [ "$shell" = 1 ]; then
 fi
 
 t=$(date +%s)
-log "booting $kernel/$config kernel (base $FQP_BASE, $base_version) under ${accel^^}, clock $clock, $smp vCPU (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
+log "booting $kernel/$config kernel (base $FQP_BASE, $base_version) under ${accel^^}, clock $clock, $smp vCPU${cpu:+ pinned to host CPU $cpu} (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
 : >"$rundir/console.log"
-"${qemu[@]}" >"$rundir/qemu.out" 2>&1 &
+if [ "$config" = uml ]; then
+	# UML's console is its stdout; stdin is nothing. The kernel is a
+	# process tree of its own, ended as one (set -m: its own group).
+	: >"$rundir/ktap.log"
+	(set -m; exec "${qemu[@]}" </dev/null >"$rundir/console.log" 2>"$rundir/qemu.out" 3>>"$rundir/ktap.log") &
+else
+	"${qemu[@]}" >"$rundir/qemu.out" 2>&1 &
+fi
 qpid=$!
 [ "$verbose" = 0 ] || tail -F "$rundir/console.log" 2>/dev/null &
 tailpid=$!
@@ -320,11 +353,13 @@ while kill -0 "$qpid" 2>/dev/null; do
 		verdict="TIMEOUT: guest silent for ${silence}s"
 	fi
 	if [ -n "$verdict" ]; then
+		if [ "$config" = uml ]; then kill -- -"$qpid" 2>/dev/null || true; fi
 		kill "$qpid" 2>/dev/null || true
 		break
 	fi
 done
 wait "$qpid" 2>/dev/null || true
+rm -f "$rundir/root.cow"
 [ "$verbose" = 0 ] || kill "$tailpid" 2>/dev/null || true
 stage boot "$t"
 

@@ -11,7 +11,9 @@ usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench]
   --base    which upstream tree stock is (default \$FQP_BASE or 6.1); on 7.2 the
             patched tree carries the upstream patches (patches/net*/)
   --tree    which tree to build (default patched; prepared automatically)
-  --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench
+  --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench,
+            uml = uml+fq: User-Mode Linux (ARCH=um) for bench.sh --native, its
+            image <out>/linux (scripts/lib/uml.sh)
   --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off option (=n: not set) or a
             config fragment, on top of the config's fragments; repeatable. The
             build gets its own O= dir (<tree>-<config>+kconfig-<hash>), so the
@@ -42,6 +44,7 @@ case $config in
 test) frags=(qemu-guest fq) ;;
 debug) frags=(qemu-guest fq debug) ;;
 bench) frags=(qemu-guest fq bench) ;;
+uml) frags=(uml fq) ;;
 *) usage_error "bad --config: $config" ;;
 esac
 
@@ -64,11 +67,13 @@ export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
 	KBUILD_BUILD_USER=fq-pacing KBUILD_BUILD_HOST=qemu
 ccache -M 5G >/dev/null
 mk=(make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
+# User-Mode Linux: the same tree as a host program (x86_64).
+[ "$config" != uml ] || mk=(make -C "$src" O="$out" ARCH=um SUBARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
 
 # KUnit in every test and debug kernel; patch 3's unit tests wherever the
 # tree has them (not stock, not the check-series steps before patch 3). The
 # benchmark kernels stay identical but for the series.
-if [ "$config" != bench ]; then
+if [ "$config" != bench ] && [ "$config" != uml ]; then
 	frags+=(kunit)
 	if grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig"; then
 		frags+=(kunit-fq)
@@ -76,7 +81,7 @@ if [ "$config" != bench ]; then
 fi
 # What a base's own tests need beside the common fragments (stock 7.2's
 # tdc wants ifb); never in the bench config, whose kernels stay alike.
-if [ "$config" != bench ] && [ -f "$FQP_ROOT/config-fragments/base-$FQP_BASE.config" ]; then
+if [ "$config" != bench ] && [ "$config" != uml ] && [ -f "$FQP_ROOT/config-fragments/base-$FQP_BASE.config" ]; then
 	frags+=("base-$FQP_BASE")
 fi
 fragfiles=()
@@ -91,9 +96,12 @@ fi
 cfghash=$(cat "${fragfiles[@]}" | sha256sum | cut -c1-16)
 
 configure() {
-	log "configuring: tinyconfig + kvm_guest.config + ${frags[*]}"
+	local guest=(kernel/configs/kvm_guest.config)
+	# UML is no KVM guest: tinyconfig and the fragments alone.
+	[ "$config" != uml ] || guest=()
+	log "configuring: tinyconfig ${guest[*]+"+ ${guest[*]} "}+ ${frags[*]}"
 	kconfig_make "$src" "$out" "$out/config.log" tinyconfig \
-		kernel/configs/kvm_guest.config "${fragfiles[@]}" -- "${mk[@]}"
+		${guest[@]+"${guest[@]}"} "${fragfiles[@]}" -- "${mk[@]}"
 	config_check "$out/.config" "${fragfiles[@]}" ||
 		die "config symbols did not stick (see above; $out/.config)" \
 			"fix the fragment in config-fragments/ or the --kconfig-add option (missing dependency?) and re-run"
@@ -106,6 +114,7 @@ fi
 # A kernel with modules (the debug kernel's modular sch_fq) builds them too;
 # boot-and-test.sh installs them on the run disk.
 targets=(bzImage)
+[ "$config" != uml ] || targets=(linux)
 ! grep -qx 'CONFIG_MODULES=y' "$out/.config" || targets+=(modules)
 run_logged "$out/build.log" "building ${targets[*]} in $out" "${mk[@]}" "${targets[@]}"
-log "kernel: $out/arch/x86/boot/bzImage ($(ccache -s 2>/dev/null | grep -iE 'hits' | head -1 | tr -s ' '))"
+log "kernel: $out/${targets[0]/bzImage/arch/x86/boot/bzImage} ($(ccache -s 2>/dev/null | grep -iE 'hits' | head -1 | tr -s ' '))"

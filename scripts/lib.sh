@@ -7,6 +7,7 @@
 #   series.sh    the quilt series, its hash, checkpatch
 #   kconfig.sh   kernel configs from fragments, build dirs and images
 #   qemu.sh      KVM or TCG, the guest clocks
+#   uml.sh       User-Mode Linux boots (the native benchmark)
 #   plugins.sh   the QEMU plugins' counts (instructions, cache misses)
 #   cases.sh     named lists of guest cases (debug core, 7.2 core)
 #   tap.sh       TAP lines and counts of the host-side checks
@@ -37,6 +38,8 @@ export FQP_ROOT FQP_CACHE FQP_STOCK FQP_PATCHED FQP_AUTHOR FQP_BUILD FQP_IMAGES
 . "$FQP_ROOT/scripts/lib/kconfig.sh"
 # shellcheck source=scripts/lib/qemu.sh
 . "$FQP_ROOT/scripts/lib/qemu.sh"
+# shellcheck source=scripts/lib/uml.sh
+. "$FQP_ROOT/scripts/lib/uml.sh"
 # shellcheck source=scripts/lib/plugins.sh
 . "$FQP_ROOT/scripts/lib/plugins.sh"
 # shellcheck source=scripts/lib/cases.sh

@@ -91,8 +91,11 @@ build_dir() {
 	printf '%s/%s-%s%s\n' "$FQP_BUILD" "$(base_tree "$tree")" "$config" "$(kconfig_add_tag "$@")"
 }
 
-# kernel_image TREE CONFIG [ITEM...]: the bzImage of that build dir.
-kernel_image() { printf '%s/arch/x86/boot/bzImage\n' "$(build_dir "$@")"; }
+# kernel_image TREE CONFIG [ITEM...]: the bzImage of that build dir (the
+# UML executable of a uml one).
+kernel_image() {
+	if [ "$2" = uml ]; then uml_image "$(build_dir "$@")"; else printf '%s/arch/x86/boot/bzImage\n' "$(build_dir "$@")"; fi
+}
 
 # use_image PATH: --kernel PATH, a bzImage to boot (as vng and tuxrun
 # take one). Sets IMAGE (its absolute path), IMAGE_TREE (stock|patched:

@@ -38,6 +38,9 @@ PROF_SECS=4
 # Exact clock (exact.sh): counted work, so these set how much is counted.
 EX_COUNT=200000
 EX_FLOWS="1 64 10000 100000 1000000"
+# The pktgen points' fq: "idle" (as added), "classified" (maxrate set:
+# every packet classified into its flow; variant .../classified).
+EX_PG_MODES="idle"
 EX_SIZES="64 1500"
 EX_MEM_FLOWS="100000 1000000"
 EX_BL_DELAY=200000

@@ -59,14 +59,26 @@ fq_warm() { echo $((F > 10000 ? F : 10000)); }
 # through pfifo. Bytes per flow come from the fq warm-up of the 64 B points
 # at the memory flow counts (fq_flow_cache slab growth / objects added).
 t_pktgen() {
-	local F S fq pf b0 b1 a0 a1 osz st fqargs=(fq orphan_mask "$BIG_MASK" nopacing)
-	# Under the cache model the point is the flow table: maxrate (far
-	# above the offered rate) keeps packets off the series' fast path,
-	# so both kernels classify every packet into its flow.
-	[ "$EX_CACHE" = 0 ] || fqargs=(fq orphan_mask "$BIG_MASK" maxrate 30gbit)
+	local F S fq pf b0 b1 a0 a1 osz st mode fqargs sfx
+	# EX_PG_MODES: "idle" (fq as added: the series' fast path takes every
+	# packet) and/or "classified" (maxrate far above the offered rate
+	# keeps packets off the fast path, so both kernels classify every
+	# packet into its flow: the flow table; variant .../classified).
+	# Under the cache model the point is the flow table, under the
+	# variant's plain name.
+	for mode in $EX_PG_MODES; do
+		fqargs=(fq orphan_mask "$BIG_MASK" nopacing) sfx=''
+		[ "$mode" = idle ] || fqargs=(fq orphan_mask "$BIG_MASK" maxrate 30gbit) sfx=/classified
+		[ "$EX_CACHE" = 0 ] || fqargs=(fq orphan_mask "$BIG_MASK" maxrate 30gbit) sfx=''
+		pg_points
+	done
+}
+
+# pg_points: t_pktgen's points of one mode (fqargs, sfx of the caller).
+pg_points() {
 	for S in $EX_SIZES; do
 		for F in $EX_FLOWS; do
-			local v=$F-flows/${S}B
+			local v=$F-flows/${S}B$sfx
 			# pfifo keeps no per-flow state: a short warm-up is enough.
 			pf=$(pg_point 10000 pfifo limit 100000)
 			fq=$(pg_point "$(fq_warm)" "${fqargs[@]}")
@@ -75,7 +87,7 @@ t_pktgen() {
 			row pktgen "$v" fq_insn "$fq" insn/pkt
 			row pktgen "$v" pfifo_insn "$pf" insn/pkt
 			row pktgen "$v" fq_cost "$(awk -v a="$fq" -v b="$pf" 'BEGIN { printf "%.1f", a - b }')" insn/pkt
-			if [ "$S" = 64 ] && [[ " $EX_MEM_FLOWS " == *" $F "* ]]; then
+			if [ "$S" = 64 ] && [ -z "$sfx" ] && [[ " $EX_MEM_FLOWS " == *" $F "* ]]; then
 				# Memory from an fq that makes a flow of every 4-tuple:
 				# maxrate (far above the offered rate) keeps packets off
 				# the series' fast path, which makes no flows.

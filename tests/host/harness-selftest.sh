@@ -8,6 +8,9 @@
 # Then calibrate the cache model (tests/host/cachemodel.c): one exact-clock
 # boot walks arrays of known size under the model (selftest-cache), and
 # each walk's misses per access must be what the geometry predicts.
+# Last, the native benchmark (scripts/bench.sh --native) must not rot: the
+# series built for User-Mode Linux boots as a host process, runs one short
+# pktgen point and its figures must parse (scripts/native-stats.py --check).
 # Reports TAP; exit 0 only if every expectation held.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
@@ -17,8 +20,8 @@ usage() {
 usage: $0 [--kernel stock|patched|PATH] [--config test|debug] [--kconfig-add CONFIG_FOO=y]...
   --kernel, --config, --kconfig-add  the kernel the self-test boots
                       (boot-and-test.sh's options; default the patched test kernel)
-Boots a deliberately failing case, a panicking guest and the cache model's
-calibration; TAP. Their run directories: results/selftest-<time>/.
+Boots a deliberately failing case, a panicking guest, the cache model's
+calibration and one short native point in a UML kernel; TAP. Their run directories: results/selftest-<time>/.
 USAGE
 }
 kernel=patched config=test kadd_args=()
@@ -101,9 +104,27 @@ calibrate() {
 	TAP_N=$((TAP_N + k)) TAP_PASS=$((TAP_PASS + good)) TAP_FAIL=$((TAP_FAIL + k - good))
 	[ "$good" = "$k" ] || TAP_FAILED+=("cachemodel_walk_* (log: $d.ktap)")
 }
-tap_header "$((2 + $(cache_walks)))"
+# native: one UML boot of the series (bench.sh --native --quick: one
+# pktgen point, fq and pfifo), its figures checked by native-stats.py.
+native() {
+	local d=$out_dir/native rc=0 why=''
+	"$FQP_ROOT/scripts/bench.sh" --native --quick --reps 1 --kernels patched --only pktgen \
+		--results "$d" >"$d.out" 2>&1 || rc=$?
+	[ "$rc" = 0 ] || why="bench.sh --native exited $rc"
+	python3 "$FQP_ROOT/scripts/native-stats.py" --check "$d" >>"$d.out" 2>&1 || why="${why:+$why; }native-stats.py --check found no valid figure"
+	grep -qE '^patched,1,pktgen,1-flows/64B,fq_cost,-?[0-9.]+,ns/pkt$' "$d/raw.csv" 2>/dev/null ||
+		why="${why:+$why; }no fq_cost row of the 1-flow point in $d/raw.csv"
+	if [ -z "$why" ]; then
+		tap_result 0 "native_uml_point # $(grep -m1 '^patched,1,pktgen,1-flows/64B,fq_ns,' "$d/raw.csv" | cut -d, -f6) ns/pkt through fq"
+	else
+		echo "# $why"
+		tap_result 1 "native_uml_point" "$d.out"
+	fi
+}
+tap_header "$((3 + $(cache_walks)))"
 expect failing_case_fails selftest-fail 600 '^ +not ok [0-9]+ 00-selftest:deliberately_fails( |$)' \
 	'^# failed: 00-selftest:deliberately_fails \(log: .*/results/logs/00-selftest:deliberately_fails\.log\)$'
 expect guest_panic_fails selftest-panic 600 '^not ok [0-9]+ guest_run # PANIC: .*Kernel panic'
 calibrate
+native
 tap_summary

@@ -1,0 +1,57 @@
+# shellcheck shell=bash
+# User-Mode Linux: the kernel built with ARCH=um (build-kernel.sh --config
+# uml, config-fragments/uml.config) runs as a host process, its code as
+# native x86-64 instructions on this machine's CPU and caches
+# (docs/benchmark.md, "Native time"). boot-and-test.sh --config uml boots
+# it on the guest image, copy-on-write (ubd0=COW,IMAGE: the shared image
+# is never written), with the run disk as ubd1, the console on stdout and
+# the second serial line (ttyS1, the suite's KTAP) on a file, as the QEMU
+# guest has them. bench.sh --native runs the exact bench's workloads in it.
+
+# The guest's memory (the QEMU guests' 2G).
+FQP_UML_MEM=${FQP_UML_MEM:-2G}
+
+# uml_image DIR: the UML kernel of build dir DIR (a host executable).
+uml_image() { printf '%s/linux\n' "$1"; }
+
+# uml_init: PID 1 of a UML boot, as the kernel's init= and its arguments
+# after "--": a shell that names the first ubd disks as the QEMU guest's
+# virtio disks (/dev/vda, /dev/vdb) and hands over to the image's own
+# init (/sbin/fqp-init), which mounts /dev/vdb and runs the suite. No "="
+# may appear in it (the kernel would read a parameter).
+uml_init() {
+	printf '%s\n' init=/bin/sh -- -c \
+		'"mount -t devtmpfs devtmpfs /dev && ln -sf ubda /dev/vda && ln -sf ubdb /dev/vdb && exec /sbin/fqp-init"'
+}
+
+# uml_command LINUX ROOTFS COW RUNDISK KTAP-FD CMDLINE...: the host
+# command of one boot, one word a line: LINUX with the image ROOTFS under
+# the copy-on-write file COW (created; the image is only read), the run
+# disk RUNDISK (written), the console on fd 0/1 and ttyS1's output on fd
+# KTAP-FD, then CMDLINE (kernel parameters) and the init.
+uml_command() {
+	local linux=$1 rootfs=$2 cow=$3 disk=$4 kfd=$5
+	shift 5
+	printf '%s\n' "$linux" "ubd0=$cow,$rootfs" "ubd1=$disk" "mem=$FQP_UML_MEM" \
+		con=null con0=fd:0,fd:1 ssl=null "ssl1=fd:0,fd:$kfd" "$@"
+	uml_init
+}
+
+# uml_pin_cpu: the host CPU a UML boot is pinned to (FQP_UML_CPU, else the
+# last one): every host process of the guest (its kernel and each guest
+# process, which UML runs as host processes of its own) inherits it.
+uml_pin_cpu() {
+	local cpu=${FQP_UML_CPU:-$(($(nproc) - 1))}
+	[[ $cpu =~ ^[0-9]+$ ]] && [ "$cpu" -lt "$(nproc --all)" ] ||
+		die "FQP_UML_CPU=$cpu is not a CPU of this machine (0-$(($(nproc --all) - 1)))" "unset it or pick one of those"
+	echo "$cpu"
+}
+
+# uml_host_facts: the host's conditions for a native run's meta.txt: CPU
+# model, cores, kernel, and the load average now.
+uml_host_facts() {
+	echo "host_cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "host_cores=$(nproc --all)"
+	echo "host_kernel=$(uname -r)"
+	echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+}
