@@ -219,17 +219,22 @@ mkdir -p "$cases"
 # Only the clock's case file (run.sh runs every *.sh), and the helpers.
 cp -a "$FQP_ROOT/tests/bench/bench-lib.bash" "$FQP_ROOT/tests/bench/$case_file.sh" "$cases/"
 if [ "$clock" = native ]; then
-	# Native: both pktgen modes; more packets a point than the exact
-	# clock counts (a run of 0.2 s is a few of the host scheduler's
-	# slices); one size. --quick: the self-test's short boot.
+	# Native: both pktgen modes, 500k packets a point (~0.2-0.4 s of
+	# CPU), one size; windows marked for the host's CPU time of each
+	# (EX_NATIVE, EX_MARKS: scripts/uml-cpu.py). --quick: the self-test's
+	# short boot.
 	cat >"$cases/bench.env" <<-'ENV'
 		# --native: UML, ns per packet (scripts/bench.sh).
+		EX_NATIVE=1
+		EX_MARKS=1
 		EX_PG_MODES="idle classified"
-		EX_COUNT=1000000
+		EX_COUNT=500000
 		EX_FLOWS="1 10000 100000 1000000"
 		EX_SIZES="64"
 		EX_MEM_FLOWS=""
-		EX_BL_SECS=2
+		EX_BL_SECS=1
+		EX_BL_WARMUP=1
+		EX_PACING_PKTS=20000
 		EX_PACING_PROF=""
 		EX_PROF_PACED=""
 		EX_PACED_FLOWS="1000"
@@ -354,8 +359,8 @@ for rep in $(seq "$reps"); do
 		if [ -f "$csv" ] && [ "$count" = 1 ]; then
 			count_rows "$out" "$k" "$rep" "$csv" >>"$rundir/raw.csv" || failed+=("$rep-$k(count)")
 		elif [ -f "$csv" ] && [ "$clock" = native ]; then
-			# The exact workloads' figures are the host's ns here.
-			sed -e "s/^/$k,$rep,/" -e 's/_insn,/_ns,/' -e 's/,insn\/pkt$/,ns\/pkt/' "$csv" >>"$rundir/raw.csv"
+			# Each window's CPU time of the UML process, from the host.
+			python3 "$FQP_ROOT/scripts/uml-cpu.py" rows "$out" "$k" "$rep" >>"$rundir/raw.csv" || failed+=("$rep-$k(cpu)")
 		elif [ -f "$csv" ]; then
 			sed "s/^/$k,$rep,/" "$csv" >>"$rundir/raw.csv"
 		fi

@@ -321,10 +321,30 @@ t=$(date +%s)
 log "booting $kernel/$config kernel (base $FQP_BASE, $base_version) under ${accel^^}, clock $clock, $smp vCPU${cpu:+ pinned to host CPU $cpu} (timeout ${timeout}s, silence ${silence}s; console: $rundir/console.log)"
 : >"$rundir/console.log"
 if [ "$config" = uml ]; then
-	# UML's console is its stdout; stdin is nothing. The kernel is a
-	# process tree of its own, ended as one (set -m: its own group).
+	# UML's console is its stdout and ttyS1 its fd 3, each a pipe into
+	# its file (scripts/lib/uml.sh); the job waits for both readers. It
+	# is a process group of its own (job control on while it starts), so
+	# that a timeout ends the kernel and every guest process with it.
 	: >"$rundir/ktap.log"
-	(set -m; exec "${qemu[@]}" </dev/null >"$rundir/console.log" 2>"$rundir/qemu.out" 3>>"$rundir/ktap.log") &
+	set -m
+	# The host's record of the UML process's CPU time (uml-cpu.py sample,
+	# on another CPU than the guest's): bench.sh --native reads each
+	# window's CPU time from it.
+	(
+		exec 3> >(exec cat >>"$rundir/ktap.log")
+		kt=$!
+		exec 4> >(exec cat >"$rundir/console.log")
+		ct=$!
+		"${qemu[@]}" </dev/null 2>"$rundir/qemu.out" >&4 &
+		up=$!
+		mapfile -t other < <(uml_sampler_pin "$cpu")
+		${other[@]+"${other[@]}"} python3 "$FQP_ROOT/scripts/uml-cpu.py" sample "$up" "$rundir/uml-cpu.txt" &
+		sp=$!
+		wait "$up" || true
+		exec 3>&- 4>&-
+		wait "$kt" "$ct" "$sp" || true
+	) &
+	set +m
 else
 	"${qemu[@]}" >"$rundir/qemu.out" 2>&1 &
 fi

@@ -55,6 +55,18 @@ def read_raw(rundir):
     return data
 
 
+def read_raw_all(rundir):
+    """Every numeric row: (kernel, rep, workload, variant, metric) -> value."""
+    out = {}
+    with open(os.path.join(rundir, "raw.csv"), newline="") as f:
+        for r in csv.DictReader(f):
+            try:
+                out[(r["kernel"], r["rep"], r["workload"], r["variant"], r["metric"])] = float(r["value"])
+            except ValueError:
+                pass
+    return out
+
+
 def binom_cdf(k, n):
     """P(X <= k) for X ~ Binomial(n, 1/2)."""
     return sum(math.comb(n, i) for i in range(k + 1)) / 2 ** n
@@ -158,12 +170,20 @@ def write(rundir, rows):
             if "=" in line:
                 k, v = line.rstrip("\n").split("=", 1)
                 meta[k] = v
+    raw = read_raw_all(rundir)
+    share = [raw[(k, r, w, v, "fq_ns")] / raw[(k, r, w, v, "fq_wall_ns")]
+             for (k, r, w, v, m) in raw if m == "fq_wall_ns" and (k, r, w, v, "fq_ns") in raw
+             and w == "pktgen" and raw[(k, r, w, v, m)] > 0]
     md = ["# Native run (UML): ns per packet", "",
           "%s; host CPU %s (%s cores, kernel %s), UML pinned to one CPU; %s boots per kernel, "
           "interleaved; host load average %s at the start (load.csv: before and after each boot)." % (
               meta.get("date", "?"), meta.get("host_cpu", "?"), meta.get("host_cores", "?"),
               meta.get("host_kernel", "?"), meta.get("reps", "?"), meta.get("host_loadavg", "?")), "",
-          "Ratios: median of the per-rep ratios, [95 % distribution-free interval of that median "
+          "Figures are the UML process's CPU time per packet from the host's scheduler (scripts/uml-cpu.py), "
+          "the least of a point's windows; in the pktgen windows it ran %s of the wall time (median; "
+          "the rest the host gave to other jobs)." % (
+              "%.0f %%" % (100 * statistics.median(share)) if share else "?"), "",
+          "Ratios: median of the per-rep ratios, [95 %% distribution-free interval of that median "
           "(its coverage)]; \"no difference\" when the interval holds 1.0. insn: the exact-mode "
           "ratio (docs/results.csv), LLC and L1d: the cache model's miss ratio (whole path through fq); "
           "DISAGREE: native and exact differ by more than %d %%." % (DISAGREE * 100), ""]

@@ -136,12 +136,26 @@ cm_marks() { [ "$EX_CACHE" = 1 ] || [ "${EX_MARKS:-0}" = 1 ]; }
 # count_rows), each labelled by cm_wtag W ("#W" after the qdisc).
 cm_window() { [ "$1" = 1 ] || [ "${EX_MARKS:-0}" = 1 ]; }
 cm_wtag() { [ "${EX_MARKS:-0}" != 1 ] || echo "#$1"; }
-cm_open() { ! cm_marks || cachemark open; }
-cm_warm() { ! cm_marks || cachemark warm; }
+cm_open() {
+	! cm_marks || [ "${EX_NATIVE:-0}" = 1 ] || cachemark open
+	nm_stamp open
+}
+cm_warm() { ! cm_marks || [ "${EX_NATIVE:-0}" = 1 ] || cachemark warm; }
 cm_close() {
 	cm_marks || return 0
-	cachemark close
+	nm_stamp close
+	[ "${EX_NATIVE:-0}" = 1 ] || cachemark close
 	cm_label "$1" "$2"
+}
+# nm_stamp open|close: under UML (scripts/bench.sh --native sets
+# EX_NATIVE=1, with EX_MARKS=1; no plugin, so no cachemark) the guest's
+# wall clock, which is the host's, at a window's edge: the host reads the
+# UML process's CPU time between the two (scripts/native-rows.py).
+# EPOCHREALTIME is bash's own: no process is started inside the window.
+nm_stamp() {
+	[ "${EX_NATIVE:-0}" = 1 ] || return 0
+	mkdir -p "$R/data"
+	echo "$1 ${EPOCHREALTIME/./}" >>"$R/data/native.marks"
 }
 # cm_label LABEL PACKETS: the guest's record of a window the plugin closed.
 cm_label() {

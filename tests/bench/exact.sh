@@ -47,7 +47,7 @@ pg_point() {
 	cm_open
 	pg_start
 	pg_wait
-	cm_close "pktgen|$F-flows/${S}B|$1" "$EX_COUNT"
+	cm_close "pktgen|$F-flows/${S}B${sfx:-}|$1" "$EX_COUNT"
 	pg_insn_per_pkt
 }
 
