@@ -33,6 +33,7 @@ RESULTS = os.path.join(ROOT, "docs", "results.csv")
 PAIRS = (("series61", "patched", "stock", "series/6.1"),
          ("series72", "patched", "stock72", "series/7.2"),
          ("up72", "patched72", "stock72", "7.2 patched/7.2"))
+NAMES = {"stock": "6.1", "patched": "series", "stock72": "7.2", "patched72": "7.2 patched"}
 # The figures compared, per workload: fq - pfifo, and fq's whole path.
 METRICS = {"pktgen": ("fq_cost", "fq_ns"), "backlog": ("fq_cost", "fq_ns"),
            "pacing": ("fq_cost", "fq_ns"), "paced": ("ns_per_pkt",)}
@@ -192,7 +193,8 @@ def write(rundir, rows):
         if not sel:
             continue
         md += ["## %s" % label, "",
-               "| point | metric | %s ns | %s ns | **%s** | interval | verdict | insn | LLC | L1d |" % (a, b, label),
+               "| point | metric | %s ns | %s ns | **%s** | interval | verdict | insn | LLC | L1d |" % (
+                   NAMES[a], NAMES[b], label),
                "|---|---|---|---|---|---|---|---|---|---|"]
         for r in sel:
             ci = "-"
@@ -212,14 +214,15 @@ def write(rundir, rows):
 
 
 def check(rundir, rows):
-    """The self-test: every boot gave rows, every figure is a positive
-    number of ns, every pair a ratio."""
+    """The self-test: the run gave figures, and every whole-path figure
+    (fq_ns) is a positive number of ns (fq - pfifo may be below zero
+    where fq's fast path costs about what pfifo does)."""
     bad = []
-    if not rows:
-        bad.append("no native figure in %s/raw.csv" % rundir)
+    if not any(r["metric"] == "fq_ns" for r in rows):
+        bad.append("no native fq_ns figure in %s/raw.csv" % rundir)
     for r in rows:
         for k in (k for k in r if k.startswith("median_")):
-            if not r[k] > 0:
+            if r["metric"] == "fq_ns" and not r[k] > 0:
                 bad.append("%s %s %s: %s %s ns" % (r["workload"], r["variant"], r["metric"], k[7:], r[k]))
     for b in bad:
         print("native-stats: " + b, file=sys.stderr)
