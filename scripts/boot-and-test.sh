@@ -337,6 +337,8 @@ if [ "$config" = uml ]; then
 		ct=$!
 		"${qemu[@]}" </dev/null 2>"$rundir/qemu.out" >&4 &
 		up=$!
+		# UML puts itself in a process group of its own: a timeout ends it.
+		echo "$up" >"$rundir/uml.pid"
 		mapfile -t other < <(uml_sampler_pin "$cpu")
 		${other[@]+"${other[@]}"} python3 "$FQP_ROOT/scripts/uml-cpu.py" sample "$up" "$rundir/uml-cpu.txt" &
 		sp=$!
@@ -373,13 +375,16 @@ while kill -0 "$qpid" 2>/dev/null; do
 		verdict="TIMEOUT: guest silent for ${silence}s"
 	fi
 	if [ -n "$verdict" ]; then
-		if [ "$config" = uml ]; then kill -- -"$qpid" 2>/dev/null || true; fi
+		if [ "$config" = uml ]; then
+			kill -- -"$(cat "$rundir/uml.pid" 2>/dev/null || echo "$qpid")" 2>/dev/null || true
+			kill -- -"$qpid" 2>/dev/null || true
+		fi
 		kill "$qpid" 2>/dev/null || true
 		break
 	fi
 done
 wait "$qpid" 2>/dev/null || true
-rm -f "$rundir/root.cow"
+rm -f "$rundir/root.cow" "$rundir/uml.pid"
 [ "$verbose" = 0 ] || kill "$tailpid" 2>/dev/null || true
 stage boot "$t"
 

@@ -14,11 +14,13 @@ variant, metric, value, unit; ns under UML). The kernels of one rep were
 booted one after the other (bench.sh rotates their order each rep), so
 rep r of two kernels is a pair: drift of the host between reps cancels in
 the pair's ratio. Each ratio is the median of the per-rep ratios B_r/A_r;
-its interval is the distribution-free one of a median (the order
-statistics k and n+1-k of the n ratios, k the largest whose binomial
-coverage is still at least 95 %; 97.9 % at n = 10); an interval that
-holds 1.0 reads "no difference". A figure whose value is not positive on
-some rep (fq - pfifo below the noise) has no ratio.
+beside it, the median of the per-rep differences B_r - A_r in ns with
+its interval, which stands where a ratio cannot: a figure at or below
+zero on some rep (fq - pfifo within the noise) has no ratio. Each
+interval is the distribution-free one of a median (the order statistics
+k and n+1-k of the n values, k the largest whose binomial coverage is
+still at least 95 %; 97.9 % at n = 10); a ratio's interval that holds
+1.0, or a difference's that holds 0, reads "no difference".
 """
 import csv
 import math
@@ -134,9 +136,22 @@ def analyse(rundir):
             if a not in per or b not in per:
                 continue
             common = sorted(set(per[a]) & set(per[b]))
+            if m == "fq_cost" or m == "ns_per_pkt" or v.endswith("/classified"):
+                insn, llc, l1d = exact_ratio(exact, w, v, key)
+                row[key + "_insn"], row[key + "_llc"], row[key + "_l1d"] = insn, llc, l1d
+            diffs = [per[b][r] - per[a][r] for r in common]
+            if diffs:
+                row[key + "_diff"] = statistics.median(diffs)
+                dci = median_ci(diffs)
+                if dci:
+                    row[key + "_dlo"], row[key + "_dhi"] = dci[0], dci[1]
             if any(per[a][r] <= 0 or per[b][r] <= 0 for r in common) or not common:
                 row[key] = None
-                row[key + "_note"] = "a figure not above zero: no ratio"
+                row[key + "_note"] = "no ratio (a figure at or below zero)"
+                if row.get(key + "_dlo") is not None:
+                    lo, hi = row[key + "_dlo"], row[key + "_dhi"]
+                    row[key + "_note"] += "; difference: " + (
+                        "no difference" if lo <= 0 <= hi else "faster" if hi < 0 else "slower")
                 continue
             ratios = [per[b][r] / per[a][r] for r in common]
             row[key] = statistics.median(ratios)
@@ -148,11 +163,9 @@ def analyse(rundir):
                     "faster" if ci[1] < 1.0 else "slower")
             else:
                 row[key + "_verdict"] = "too few reps for an interval"
-            if m == "fq_cost" or m == "ns_per_pkt" or v.endswith("/classified"):
-                insn, llc, l1d = exact_ratio(exact, w, v, key)
-                row[key + "_insn"], row[key + "_llc"], row[key + "_l1d"] = insn, llc, l1d
-                if insn and m != "fq_ns":
-                    row[key + "_disagree"] = abs(row[key] / insn - 1) > DISAGREE
+            insn = row.get(key + "_insn")
+            if insn and m != "fq_ns":
+                row[key + "_disagree"] = abs(row[key] / insn - 1) > DISAGREE
         out.append(row)
     return out
 
@@ -193,9 +206,9 @@ def write(rundir, rows):
         if not sel:
             continue
         md += ["## %s" % label, "",
-               "| point | metric | %s ns | %s ns | **%s** | interval | verdict | insn | LLC | L1d |" % (
-                   NAMES[a], NAMES[b], label),
-               "|---|---|---|---|---|---|---|---|---|---|"]
+               "| point | metric | %s ns | %s ns | **%s** | interval | verdict | difference ns (interval) "
+               "| insn | LLC | L1d |" % (NAMES[a], NAMES[b], label),
+               "|---|---|---|---|---|---|---|---|---|---|---|"]
         for r in sel:
             ci = "-"
             if r.get(key + "_lo") is not None:
@@ -203,9 +216,14 @@ def write(rundir, rows):
             verdict = r.get(key + "_verdict", r.get(key + "_note", "-"))
             if r.get(key + "_disagree"):
                 verdict += ", DISAGREE"
-            md.append("| %s %s | %s | %s | %s | **%s** | %s | %s | %s | %s | %s |" % (
+            diff = "-"
+            if r.get(key + "_diff") is not None:
+                diff = "%+.0f" % r[key + "_diff"]
+                if r.get(key + "_dlo") is not None:
+                    diff += " (%+.0f to %+.0f)" % (r[key + "_dlo"], r[key + "_dhi"])
+            md.append("| %s %s | %s | %s | %s | **%s** | %s | %s | %s | %s | %s | %s |" % (
                 r["workload"], r["variant"], r["metric"], fmt(r.get("median_" + a)), fmt(r.get("median_" + b)),
-                fmt(r[key]), ci, verdict, fmt(r.get(key + "_insn")), fmt(r.get(key + "_llc")),
+                fmt(r[key]), ci, verdict, diff, fmt(r.get(key + "_insn")), fmt(r.get(key + "_llc")),
                 fmt(r.get(key + "_l1d"))))
         md.append("")
     with open(os.path.join(rundir, "native.md"), "w") as f:
@@ -227,6 +245,14 @@ def check(rundir, rows):
     for b in bad:
         print("native-stats: " + b, file=sys.stderr)
     return not bad
+
+
+# The README's native rows: an idle qdisc (fq as added), and the flow
+# table with every packet classified, the points the cache model has.
+HEADLINE = {("pktgen", "1-flows/64B", "fq_cost"), ("pktgen", "1-flows/64B", "fq_ns"),
+            ("pktgen", "10000-flows/64B/classified", "fq_cost"),
+            ("pktgen", "100000-flows/64B/classified", "fq_cost"),
+            ("pktgen", "1000000-flows/64B/classified", "fq_cost")}
 
 
 # The points docs/results.csv keeps, by (workload, variant, metric): its
@@ -281,7 +307,7 @@ def update(rundir, rows):
     new = []
     for r in rows:
         w, v, m = r["workload"], r["variant"], r["metric"]
-        if m == "fq_ns" and not v.endswith("/classified") or "median_patched" not in r:
+        if "median_patched" not in r:
             continue
         new.append({
             "point": point_name(w, v, m), "metric": "fq cost" if m == "fq_cost" else "through fq",
@@ -292,7 +318,8 @@ def update(rundir, rows):
             "stock61_kernel": "6.1 UML" if "median_stock" in r else "", "series_base": "6.1 UML",
             "stock72": num(r.get("median_stock72")), "spread_stock72": spread_of(rundir, w, v, m, "stock72")
             if "median_stock72" in r else "", "ratio72": ratio(r.get("series72")),
-            "stock72_kernel": k72 if "median_stock72" in r else "", "headline": "0", "command": cmd,
+            "stock72_kernel": k72 if "median_stock72" in r else "",
+            "headline": "1" if (w, v, m) in HEADLINE else "0", "command": cmd,
             "workload": "native-" + w, "variant": v, "run_metric": m, "ci": ci(r, "series61"), "ci72": ci(r, "series72")})
     keys = {(n["workload"], n["variant"], n["run_metric"]) for n in new}
     kept = [r for r in old if (r["workload"], r["variant"], r["run_metric"]) not in keys]
