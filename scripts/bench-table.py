@@ -220,9 +220,11 @@ def cache_table():
 
 def native_ratio(r, key, ci):
     """A native ratio, bold, with its interval, or "no difference" when
-    the interval holds 1.0."""
+    the interval holds 1.0; without a ratio (a figure at or below zero on
+    some boot), the paired difference and its interval."""
     if not r[key]:
-        return "-"
+        d = r.get("diff" if key == "ratio" else "diff72", "")
+        return "no ratio; difference %s" % d if d else "-"
     lo, _, hi = r[ci].partition("-")
     if lo and float(lo) <= 1.0 <= float(hi):
         return "%s (%s-%s): no difference" % (r[key], lo, hi)

@@ -293,7 +293,7 @@ def update(rundir, rows):
         rd = csv.DictReader(f)
         fields = list(rd.fieldnames)
         old = list(rd)
-    for c in ("ci", "ci72"):
+    for c in ("ci", "ci72", "diff", "diff72"):
         if c not in fields:
             fields.append(c)
     k72 = ""
@@ -302,6 +302,8 @@ def update(rundir, rows):
     num = lambda v: "" if v is None else ("%.0f" % v if abs(v) >= 100 else "%.3g" % v)
     ratio = lambda v: "" if v is None else "%.3f" % v
     ci = lambda r, k: ("%.3f-%.3f" % (r[k + "_lo"], r[k + "_hi"])) if r.get(k + "_lo") is not None else ""
+    diff = lambda r, k: "" if r.get(k + "_diff") is None else "%+.0f ns" % r[k + "_diff"] + (
+        " (%+.0f to %+.0f)" % (r[k + "_dlo"], r[k + "_dhi"]) if r.get(k + "_dlo") is not None else "")
     cmd = "scripts/bench.sh --native --only %s --reps %s --kernels %s" % (
         ",".join(meta.get("workloads", "").split()), meta.get("reps", ""), ",".join(meta.get("kernels", "").split()))
     new = []
@@ -320,7 +322,8 @@ def update(rundir, rows):
             if "median_stock72" in r else "", "ratio72": ratio(r.get("series72")),
             "stock72_kernel": k72 if "median_stock72" in r else "",
             "headline": "1" if (w, v, m) in HEADLINE else "0", "command": cmd,
-            "workload": "native-" + w, "variant": v, "run_metric": m, "ci": ci(r, "series61"), "ci72": ci(r, "series72")})
+            "workload": "native-" + w, "variant": v, "run_metric": m, "ci": ci(r, "series61"), "ci72": ci(r, "series72"),
+            "diff": diff(r, "series61"), "diff72": diff(r, "series72")})
     keys = {(n["workload"], n["variant"], n["run_metric"]) for n in new}
     kept = [r for r in old if (r["workload"], r["variant"], r["run_metric"]) not in keys]
     with open(RESULTS, "w", newline="") as f:
