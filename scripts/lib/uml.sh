@@ -63,7 +63,10 @@ uml_sampler_pin() {
 # uml_host_facts: the host's conditions for a native run's meta.txt: CPU
 # model, cores, kernel, and the load average now.
 uml_host_facts() {
-	echo "host_cpu=$(awk -F': *' '/^model name/ { print $2; exit }' /proc/cpuinfo)"
+	echo "host_cpu=$(awk -F': *' '/^model name/ { m = $2 } /^cpu family/ { f = $2 } /^model\t/ { n = $2 }
+		/^cpu MHz/ { h = $2 } /^$/ { exit } END { printf "%s, family %s model %s, %.0f MHz", m, f, n, h }' /proc/cpuinfo)"
+	echo "host_caches=$(lscpu 2>/dev/null | awk -F': *' '/^L[123][di]? cache/ { printf "%s%s %s", s, $1, $2; s = ", " }')"
+	grep -q '^flags.* hypervisor' /proc/cpuinfo && echo "host_virtual=yes (a virtual machine)" || true
 	echo "host_cores=$(nproc --all)"
 	echo "host_kernel=$(uname -r)"
 	echo "host_loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
