@@ -18,11 +18,12 @@ EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile whe
 CACHE_WORKLOADS=(pktgen backlog pacing coldq)
 # --native: the exact workloads that need no NIC, timed on this CPU in UML
 # kernels (scripts/lib/uml.sh): ns per packet, fq - pfifo in each boot.
-# paced (UDP sockets) runs on request: UML runs each guest process as a
-# host process and each of its system calls through ptrace, so a socket
-# sender's cost is mostly UML's own.
+# backlog, pacing and paced (UDP sockets) run on request: each sleep and
+# timer is a host signal and an exit from the host's idle, each guest
+# system call goes through ptrace, so their time is mostly UML's own
+# (docs/benchmark.md, "Native time").
 NATIVE_WORKLOADS=(pktgen backlog pacing paced)
-NATIVE_DEFAULT=pktgen,backlog,pacing
+NATIVE_DEFAULT=pktgen
 # Under TCG the guest's default clocksource is the HPET, and every clock
 # read is an emulated MMIO access: 21-27% of all samples in a pktgen
 # profile, more than the qdisc itself. Real machines read the TSC; so does
@@ -219,7 +220,7 @@ mkdir -p "$cases"
 # Only the clock's case file (run.sh runs every *.sh), and the helpers.
 cp -a "$FQP_ROOT/tests/bench/bench-lib.bash" "$FQP_ROOT/tests/bench/$case_file.sh" "$cases/"
 if [ "$clock" = native ]; then
-	# Native: both pktgen modes, 500k packets a point (~0.2-0.4 s of
+	# Native: both pktgen modes, 300k packets a point (~0.1-0.8 s of
 	# CPU), one size; windows marked for the host's CPU time of each
 	# (EX_NATIVE, EX_MARKS: scripts/uml-cpu.py). --quick: the self-test's
 	# short boot.
@@ -228,7 +229,7 @@ if [ "$clock" = native ]; then
 		EX_NATIVE=1
 		EX_MARKS=1
 		EX_PG_MODES="idle classified"
-		EX_COUNT=500000
+		EX_COUNT=300000
 		EX_FLOWS="1 10000 100000 1000000"
 		EX_SIZES="64"
 		EX_MEM_FLOWS=""
