@@ -94,7 +94,9 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
   --native       native time (docs/benchmark.md, "Native time"): each kernel
                  built for User-Mode Linux (build-kernel.sh --config uml) and
                  run as a host process pinned to one CPU (FQP_UML_CPU), on
-                 the same image and workloads: ns per packet, fq - pfifo in
+                 the same image and workloads: ns per packet (the UML
+                 process's CPU time from the host's scheduler, each window
+                 stamped by the guest: scripts/uml-cpu.py), fq - pfifo in
                  each boot; the kernels interleaved, --reps boots each
                  (default 10), the host's load recorded before and after
                  each boot; DIR/native.md has the medians and each ratio's
