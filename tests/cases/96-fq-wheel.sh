@@ -34,7 +34,19 @@ wh_setup() {
 	sn sysctl -qw net.ipv4.ip_local_port_range="1024 65000"
 	sn ip link set lo up
 	sn ip link set wh0 up
-	sn tc qdisc add dev wh0 root fq horizon 100s timer_slack 0
+	wh_fq
+}
+
+# wh_fq: a fresh fq on wh0 (replace would change the old one, and keep
+# its queue). Far flows wait a minute: what one run leaves queued would be
+# part of the next (the earliest far flow, which an SO_TXTIME sender
+# re-times, would be the last run's). The default limit (10000 packets a
+# band) would drop every datagram past the 10000th, and flow_limit (100)
+# the re-timing socket's last: a dropped send re-times nothing, and a
+# median of such sends measures nothing.
+wh_fq() {
+	sn tc qdisc del dev wh0 root 2>/dev/null || true
+	sn tc qdisc add dev wh0 root fq horizon 100s timer_slack 0 limit 200000 flow_limit 1000
 }
 
 # whc MODE ARGS...: one wheelcost run in snd; its output line is logged.
@@ -71,12 +83,15 @@ t_idle_hour() {
 
 # Re-timing the earliest far flow, as an SO_TXTIME sender does with every
 # earlier packet: the median instructions of such a send with 10k far
-# flows against 100.
+# flows against 100. 100 sends: the socket's send buffer holds ~200 of
+# these datagrams, and a send past that would block until the first
+# leaves, 59 s later, when the rest are due at once and re-time nothing.
 t_retime_far() {
 	local small big
 	wh_setup
-	small=$(whc retime -n 100 -k 400)
-	big=$(whc retime -n 10000 -k 400)
+	small=$(whc retime -n 100 -k 100)
+	wh_fq
+	big=$(whc retime -n 10000 -k 100)
 	at_most "$(kv_of "$big" retime median_ns)" "$(kv_of "$small" retime median_ns)" 0 \
 		"re-timing send with 10000 far flows (ns)"
 	fq_settled
@@ -91,7 +106,9 @@ t_far_crossing() {
 	local small=() big=() r
 	wh_setup
 	for r in 1 2; do
+		wh_fq
 		small+=("$(kv_of "$(whc late -n 30 -a 60 -s 1 -w 2.5 -t 500 -P)" late max_late_ns)")
+		wh_fq
 		big+=("$(kv_of "$(whc late -n 30000 -a 60 -s 1 -w 2.5 -t 500 -P)" late max_late_ns)")
 	done
 	at_most "$(least "${big[@]}")" "$(least "${small[@]}")" 20000 \
