@@ -13,7 +13,7 @@
 
 WALL_WORKLOADS=(pktgen paced memory tcp profile)
 # Exact mode: bytes per flow come from pktgen's fq warm-up (memory rows).
-EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile)
+EXACT_WORKLOADS=(pktgen backlog drain qdiscmem paced pacing tcp peak profile wheel)
 # --cache-model: the points that say most about memory, and the cold qdisc.
 CACHE_WORKLOADS=(pktgen backlog pacing coldq)
 # Under TCG the guest's default clocksource is the HPET, and every clock
@@ -42,7 +42,7 @@ keep_outputs() {
 }
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
           [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--kernels K[,K]]
   --kernels K,...  the kernels, booted in turn (default stock,patched):
@@ -86,7 +86,6 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
 Writes DIR/raw.csv, DIR/summary.csv, DIR/bench.md, DIR/plots/*.png and
 DIR/profile-<kernel>.txt; each boot's logs are in DIR/<rep>-<kernel>/.
 USAGE
-	exit 2
 }
 
 quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 count=0 sets=() kernels=stock,patched
@@ -100,29 +99,29 @@ while [ $# -gt 0 ]; do
 	--set)
 		# The guest sources the value in double quotes: nothing there
 		# may quote, expand or escape.
-		[[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^\'\"\$\`\\]*$ ]] || { echo "bad --set: '${2:-}' (VAR=VALUE; no quotes, \$, \` or \\)" >&2; usage; }
+		[[ ${2:-} =~ ^[A-Z][A-Z0-9_]*=[^\'\"\$\`\\]*$ ]] || usage_error "bad --set: '${2:-}' (VAR=VALUE; no quotes, \$, \` or \\)"
 		sets+=("$2"); shift ;;
 	--insn-profile) insn=1 ;;
 	--kernels) kernels=${2:-}; shift ;;
 	--cache-model) cache=1 clock=exact ;;
 	--count-insns) count=1 clock=exact ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case ${clock:-auto} in auto | exact | wall) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
+case ${clock:-auto} in auto | exact | wall) ;; *) usage_error "bad --clock: '$clock'" ;; esac
 
 KERNELS=()
 IFS=, read -ra klist <<<"$kernels"
 for k in "${klist[@]}"; do
 	[[ $k =~ ^(stock|patched|stock72|patched72|patched72-[0-9]+)$ ]] ||
-		{ echo "unknown kernel: '$k' (known: stock patched stock72 patched72 patched72-N)" >&2; usage; }
+		usage_error "unknown kernel: '$k' (known: stock patched stock72 patched72 patched72-N)"
 	KERNELS+=("$k")
 done
 [[ " ${KERNELS[*]} " == *" stock "* && " ${KERNELS[*]} " == *" patched "* ]] ||
 	[[ " ${KERNELS[*]} " == *" stock72 "* && " ${KERNELS[*]} " == *" patched72"* ]] ||
-	{ echo "bad --kernels: '$kernels' (stock and patched, or stock72 and a patched72, are the ratios)" >&2; usage; }
+	usage_error "bad --kernels: '$kernels' (stock and patched, or stock72 and a patched72, are the ratios)"
 
 # kernel_opts K: boot-and-test.sh's and build-kernel.sh's base and tree
 # options for kernel K (its name is also its build dir's: build/K-bench).
@@ -157,8 +156,8 @@ else
 	[ "$quick" = 0 ] || default_reps=3
 fi
 [ -n "$reps" ] || reps=$default_reps
-[[ $reps =~ ^[1-9][0-9]*$ ]] || { echo "bad --reps: '$reps'" >&2; usage; }
-sel=$(select_names workload "$only" "${WORKLOADS[@]}") || usage
+[[ $reps =~ ^[1-9][0-9]*$ ]] || usage_error "bad --reps: '$reps'"
+sel=$(select_names workload "$only" "${WORKLOADS[@]}") || usage_error
 mapfile -t selected <<<"$sel"
 smp=$(clock_smp "$clock")
 # boot-and-test.sh --clock exact adds the same clocksource options itself.
@@ -212,7 +211,7 @@ elif [ "$quick" = 1 ]; then
 fi
 [ "$cache" = 0 ] || cat "$FQP_ROOT/tests/bench/cache-model.env" >>"$cases/bench.env"
 if [ "$count" = 1 ]; then
-	[ "$cache" = 0 ] || { echo "--count-insns and --cache-model: pick one (the model counts instructions too)" >&2; usage; }
+	[ "$cache" = 0 ] || usage_error "--count-insns and --cache-model: pick one (the model counts instructions too)"
 	printf '# --count-insns: mark the counted windows for the plugin\nEX_MARKS=1\n' >>"$cases/bench.env"
 fi
 if [ ${#sets[@]} -gt 0 ]; then
@@ -285,7 +284,7 @@ for rep in $(seq "$reps"); do
 		if [ "$rc" != 0 ]; then
 			failed+=("$rep-$k")
 			warn "rep $rep, $k kernel: a workload failed (exit $rc); its rows are kept. Log: $out.log"
-			grep -E '^not ok|^#   ' "$out/verdict.ktap" "$out.log" 2>/dev/null | head -n 8 >&2 || true
+			grep -E '^ *not ok|^ *#   ' "$out/verdict.ktap" "$out.log" 2>/dev/null | head -n 8 >&2 || true
 		fi
 		el=$(($(date +%s) - t_start))
 		log "[$done_n/$total] rep $rep, $k: $(($(date +%s) - t0))s, $( [ -f "$csv" ] && wc -l <"$csv" || echo 0) rows; about $((el * (total - done_n) / done_n / 60)) min left"

@@ -6,14 +6,22 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [options]
   --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
                           6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
                           (patched there: 7.2 with patches/net/ and patches/net-next/)
-  --kernel stock|patched  which tree (default patched)
+  --kernel stock|patched|PATH  which tree (default patched), or the path of a
+                          bzImage to boot (as vng and tuxrun take one): an image
+                          in one of our build dirs is booted as its tree and
+                          config, any other as the series' (its cases assert
+                          the patched kernel's behaviour)
   --config test|debug|bench  kernel fragment set (default test)
-  --bzimage PATH          boot this kernel instead of building one
+  --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off config option or fragment
+                          (repeatable): the kernel is built in a build dir of
+                          its own (scripts/build-kernel.sh --kconfig-add)
+  --bzimage PATH          boot this kernel instead of building one; --kernel
+                          then says which tree's behaviour the cases assert
   --filter REGEX          run only guest cases whose file:case name matches
   --exclude REGEX         skip guest cases whose file:case name matches (not run, not counted)
   --shard I/N             run cases I, I+N, I+2N... of the selected list (0 <= I < N):
@@ -44,22 +52,26 @@ usage: $0 [options]
                           FQP_CACHE_MODEL_OPTS, e.g. l2=1M:16
   --shell                 boot the same kernel and image to an interactive shell
   --results DIR           run directory (default results/<time>-<kernel>-<config>)
+  --no-latest             leave results/latest as it is (it points at the newest
+                          run otherwise; the harness self-test's boots use this)
   --rebuild               rebuild the rootfs image and the kernel config first
   --dry-run               print the QEMU command and stop
   -v                      show the guest console live
 USAGE
-	exit 2
 }
 
-kernel=patched config=test bzimage='' filter='' exclude='' shard='' cases='' timeout=3600 silence=900
+kernel=patched config='' bzimage='' kadd=() kadd_args=() filter='' exclude='' shard='' cases='' timeout=3600 silence=900
 insn_profile='' cache_model=''
-mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
+latest=1 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
-	--base) set_base "${2:-}" || usage; shift ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
 	--bzimage) bzimage=${2:-}; shift ;;
+	--kconfig-add)
+		kconfig_add_lines "${2:-}" >/dev/null || usage_error
+		kadd+=("$2") kadd_args+=(--kconfig-add "$2"); shift ;;
 	--filter) filter=${2:-}; shift ;;
 	--cases) cases=${2:-}; shift ;;
 	--exclude) exclude=${2:-}; shift ;;
@@ -73,29 +85,47 @@ while [ $# -gt 0 ]; do
 	--insn-profile) insn_profile=${2:-}; shift ;;
 	--cache-model) cache_model=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
+	--no-latest) latest=0 ;;
 	--shell) shell=1 ;;
 	--rebuild) rebuild=1 ;;
 	--dry-run) dry=1 ;;
 	-v) verbose=1 ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case $kernel in stock | patched) ;; *) echo "bad --kernel: $kernel" >&2; usage ;; esac
+case $kernel in
+stock | patched) ;;
+*)
+	[ -z "$bzimage" ] || usage_error "--kernel PATH and --bzimage PATH: give the image once"
+	use_image "$kernel"
+	bzimage=$IMAGE kernel=$IMAGE_TREE config=${config:-$IMAGE_CONFIG}
+	if [ "$IMAGE_FOREIGN" = 1 ]; then
+		log "booting $bzimage, not one of ours: its cases assert the series' behaviour (--bzimage PATH --kernel stock for stock's)"
+		run_label=image
+	fi
+	;;
+esac
+config=${config:-test}
 ktree=$(base_tree "$kernel")
-case $config in test | debug | bench) ;; *) echo "bad --config: $config" >&2; usage ;; esac
-case $clock in wall | exact) ;; *) echo "bad --clock: $clock (wall or exact)" >&2; usage ;; esac
-[[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage
+# An image the user gave (--kernel PATH, --bzimage): a re-run boots it too.
+user_image=$bzimage
+# The run directory's name: the tree, the config and any one-off options.
+run_label=${run_label:-$ktree}-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})
+case $config in test | debug | bench) ;; *) usage_error "bad --config: $config" ;; esac
+[ -z "$bzimage" ] || [ ${#kadd[@]} = 0 ] || usage_error "--kconfig-add builds a kernel; $bzimage is one already"
+case $clock in wall | exact) ;; *) usage_error "bad --clock: $clock (wall or exact)" ;; esac
+[[ $timeout =~ ^[0-9]+$ && $silence =~ ^[0-9]+$ ]] || usage_error "bad --timeout or --silence: $timeout, $silence (seconds)"
 if [ -n "$shard" ]; then
 	[[ $shard =~ ^([0-9]+)/([1-9][0-9]*)$ ]] && [ "${BASH_REMATCH[1]}" -lt "${BASH_REMATCH[2]}" ] ||
-		{ echo "bad --shard: $shard (I/N with 0 <= I < N)" >&2; usage; }
+		usage_error "bad --shard: $shard (I/N with 0 <= I < N)"
 fi
 [ -n "$smp" ] || smp=$(clock_smp "$clock")
-[[ $smp =~ ^[1-9][0-9]*$ ]] || { echo "bad --smp: $smp" >&2; usage; }
+[[ $smp =~ ^[1-9][0-9]*$ ]] || usage_error "bad --smp: $smp"
 # Cases that need the debug config's fault injection (failslab, debugfs)
 # are not run, and not counted, on the other kernels.
-[ "$config" = debug ] || exclude="${exclude:+$exclude|}^94-fq-failslab:"
+[ "$config" = debug ] || exclude="${exclude:+$exclude|}$FQP_DEBUG_ONLY"
 
 ensure_packages
 stage_times=()
@@ -104,9 +134,9 @@ stage() { stage_times+=("\"$1\": $(($(date +%s) - $2))"); }
 # 1. Kernel.
 t=$(date +%s)
 if [ -z "$bzimage" ]; then
-	[ "$rebuild" = 0 ] || rm -f "$FQP_BUILD/$ktree-$config/.fqp-config"
-	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --tree "$kernel" --config "$config"
-	bzimage=$(kernel_image "$kernel" "$config")
+	[ "$rebuild" = 0 ] || rm -f "$(build_dir "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})/.fqp-config"
+	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --tree "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"}
+	bzimage=$(kernel_image "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})
 fi
 [ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --base $FQP_BASE --tree $kernel --config $config"
 stage kernel "$t"
@@ -120,12 +150,12 @@ stage rootfs "$t"
 
 # 3. The run directory and its disk with the tests and helpers.
 stamp=$(date +%Y%m%d-%H%M%S)
-rundir=${rundir:-$FQP_RESULTS/$stamp-$ktree-$config}
+rundir=${rundir:-$FQP_RESULTS/$stamp-$run_label}
 mkdir -p "$rundir" "$FQP_RESULTS"
 # Absolute: the helpers are built with make -C, where a relative BIN would
 # put them under the tests directory and the guest would find none.
 rundir=$(cd "$rundir" && pwd)
-ln -sfn "$rundir" "$FQP_RESULTS/latest"
+[ "$latest" = 0 ] || ln -sfn "$rundir" "$FQP_RESULTS/latest"
 t=$(date +%s)
 stage_dir=$rundir/disk
 rm -rf "$stage_dir"
@@ -218,7 +248,7 @@ cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 rootflags=noinit_
 # at boot). Nothing fails until the case sets failslab's probability, and
 # then only in caches with the flag (cache-filter) and in the one task
 # the case marks (task-filter).
-[ "$config" != debug ] || cmdline="$cmdline slub_debug=A,fq_flow_cache,kmalloc-4k"
+[ "$config" != debug ] || cmdline="$cmdline slub_debug=A,fq_flow_cache,kmalloc-4k,kmalloc-8k"
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none
 	-kernel "$bzimage" -append "$cmdline"
@@ -276,11 +306,12 @@ while kill -0 "$qpid" 2>/dev/null; do
 	if [ "$size" != "$last_size" ]; then
 		last_size=$size last_change=$now
 	fi
-	if grep -qE '^(not )?ok ' "$rundir/ktap.log" 2>/dev/null; then
-		n=$(grep -cE '^(not )?ok ' "$rundir/ktap.log")
+	# Each result as it comes (a case file's cases, then the file's own).
+	if grep -qE '^ *(not )?ok ' "$rundir/ktap.log" 2>/dev/null; then
+		n=$(grep -cE '^ *(not )?ok ' "$rundir/ktap.log")
 		while [ "$shown" -lt "$n" ]; do
 			shown=$((shown + 1))
-			log "  $(grep -E '^(not )?ok ' "$rundir/ktap.log" | sed -n "${shown}p")"
+			log "  $(grep -E '^ *(not )?ok ' "$rundir/ktap.log" | sed -n "${shown}p")"
 		done
 	fi
 	if [ $((now - t)) -ge "$timeout" ]; then
@@ -308,9 +339,13 @@ if [ -z "$verdict" ] && ! grep -q 'fqp-run-complete' "$rundir/ktap.log" 2>/dev/n
 	verdict="the guest stopped before the suite completed"
 fi
 
-# Host-side cases, reported with the guest's in one list.
-host_cases=()
-host_case() { host_cases+=("$1|$2"); }
+# Host-side cases, reported with the guest's in one KTAP document
+# (scripts/ktap.py): "STATUS<tab>NAME<tab>DIRECTIVE<tab>LOG" lines, each
+# after its "# ..." diagnostics.
+hostf=$rundir/host-cases.txt
+: >"$hostf"
+# host_case STATUS NAME [DIRECTIVE [LOG]]: STATUS 0 passed, 1 failed.
+host_case() { printf '%s\t%s\t%s\t%s\n' "$1" "$2" "${3:-}" "${4:-}" >>"$hostf"; }
 # The series checks belong to the suite, not to the demo or the benchmark
 # (--cases): they read the patches, not the booted kernel.
 # A shard past the first leaves them to the first.
@@ -323,64 +358,47 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard
 		r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
 		if [ -n "$r" ]; then
-			host_case 1 "checkpatch_strict_${p%%-*} # see $cp_log"
+			host_case 1 "checkpatch_strict_${p%%-*}" "" "$cp_log"
 		else
 			host_case 0 "checkpatch_strict_${p%%-*}"
 		fi
 	done < <(series_patches)
 fi
 splat=$(grep -E "$SPLAT_RE" "$rundir/console.log" | head -n 10 || true)
-if [ -z "$splat" ]; then host_case 0 console_no_splat; else host_case 1 console_no_splat; fi
-# KUnit suites built into the kernel ran at boot and logged KTAP at
-# KERN_INFO (below the console's loglevel): read it from the boot dmesg the
-# guest saved. Each top-level suite result is one case here.
-if grep -qx 'CONFIG_KUNIT=y' "$rundir/kernel.config" 2>/dev/null; then
-	kunit=$(cat "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt" "$rundir/console.log" 2>/dev/null |
-		sed -E 's/^\[[ 0-9.]+\] //' | grep -E '^(not )?ok [0-9]+ [a-z0-9_]+' | sort -u || true)
-	if [ -z "$kunit" ] && grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config"; then
-		host_case 1 "kunit # KUnit tests are built in, but no suite result in the boot log"
-	fi
-	while read -r res; do
-		[ -n "$res" ] || continue
-		name=$(awk '{print $NF}' <<<"${res%% #*}")
-		case $res in not*) host_case 1 "kunit_$name" ;; *) host_case 0 "kunit_$name" ;; esac
-	done <<<"$kunit"
+if [ -z "$splat" ]; then
+	host_case 0 console_no_splat
+else
+	{ echo "# kernel splat on the console:"; sed 's/^/#   /' <<<"$splat"; } >>"$hostf"
+	host_case 1 console_no_splat "" "$rundir/console.log"
+fi
+# KUnit suites built into the kernel ran at boot (or at the module's load)
+# and logged KTAP at KERN_INFO, below the console's loglevel: ktap.py reads
+# them, test by test, from the dmesg the guest saved. Tests built in and
+# no suite there is a failure of its own (a guest that stopped before it
+# saved its dmesg fails as guest_run).
+if grep -qE '^CONFIG_[A-Z0-9_]+_KUNIT_TEST=y' "$rundir/kernel.config" 2>/dev/null &&
+	[ -f "$rundir/results/dmesg-boot.txt" ] &&
+	! grep -qsE '^\[[ 0-9.]+\] +# Subtest: ' "$rundir/results/dmesg-boot.txt" "$rundir/results/dmesg.txt"; then
+	host_case 1 kunit "KUnit tests are built in, but no suite result in the boot log" "$rundir/results/dmesg.txt"
 fi
 
-pass=0 failn=0 skipn=0 i=0
-{
-	echo "KTAP version 1"
-	echo "# $kernel/$config kernel (base $FQP_BASE, $base_version), ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
-	for hc in "${host_cases[@]}"; do
-		i=$((i + 1))
-		if [ "${hc%%|*}" = 0 ]; then echo "ok $i ${hc#*|}"; else echo "not ok $i ${hc#*|}"; fi
-	done
-	# The guest's diagnostics ("# ..." lines: the log tail, a splat, the
-	# counters that did not add up) go with the case that failed, so that
-	# a CI log that keeps only this verdict still says why.
-	{ awk '/^(not )?ok [0-9]+ / { if ($1 == "not") printf "%s", diag; diag = ""; print; next }
-		/^#/ { diag = diag $0 "\n" }' "$rundir/ktap.log" 2>/dev/null || true; } | while IFS= read -r l; do
-		case $l in '#'*) printf '%s\n' "$l"; continue ;; esac
-		i=$((i + 1))
-		sed -E "s/^(not )?ok [0-9]+ /\1ok $i /" <<<"$l"
-	done
-} >"$rundir/verdict.ktap"
-pass=$(grep -E '^ok ' "$rundir/verdict.ktap" | grep -vc '# SKIP' || true)
-skipn=$(grep -cE '^ok .*# SKIP' "$rundir/verdict.ktap" || true)
-failn=$(grep -cE '^not ok ' "$rundir/verdict.ktap" || true)
-[ -z "$verdict" ] || failn=$((failn + 1))
+# The verdict: the host's cases, the KUnit suites, the guest's cases, and
+# the guest's end when it stopped early, with the failures and their logs.
+rerun=(scripts/boot-and-test.sh)
+[ "$FQP_BASE" = 6.1 ] || rerun+=(--base "$FQP_BASE")
+if [ -n "$user_image" ]; then rerun+=(--kernel "$bzimage" --config "$config"); else rerun+=(--kernel "$kernel" --config "$config"); fi
+[ -z "$cases" ] || rerun+=(--cases "$cases")
+[ "$clock" = wall ] || rerun+=(--clock "$clock")
+rerun+=(${kadd_args[@]+"${kadd_args[@]}"})
+header="$kernel/$config kernel (base $FQP_BASE, $base_version), ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"
+counts=$(python3 "$FQP_ROOT/scripts/ktap.py" verdict "$rundir" --host "$hostf" --header "$header" \
+	${verdict:+--stopped "$verdict"} --rerun "$(printf '%q ' "${rerun[@]}" | sed 's/ $//')") || true
+read -r pass failn skipn <<<"$counts"
+[ -n "${skipn:-}" ] || die "scripts/ktap.py could not write $rundir/verdict.ktap from the run's logs" \
+	"run python3 scripts/ktap.py verdict $rundir by hand to see why; the raw guest output is $rundir/ktap.log"
 
 echo
 cat "$rundir/verdict.ktap"
-if [ -n "$splat" ]; then
-	echo "# kernel splat on the console:"
-	sed 's/^/#   /' <<<"$splat"
-fi
-if [ -n "$verdict" ]; then
-	echo "not ok $(($(grep -cE '^(not )?ok ' "$rundir/verdict.ktap") + 1)) guest_run # $verdict"
-	echo "# last console lines ($rundir/console.log):"
-	tail -n 50 "$rundir/console.log" | sed 's/^/#   /'
-fi
 {
 	printf '{\n  "git": "%s",\n  "kernel": "%s",\n  "config": "%s",\n' \
 		"$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)" "$kernel" "$config"
@@ -394,13 +412,9 @@ fi
 	printf '  "passed": %d, "failed": %d, "skipped": %d,\n' "$pass" "$failn" "$skipn"
 	printf '  "verdict": "%s",\n  "stage_seconds": {%s}\n}\n' "${verdict:-complete}" "$(IFS=,; echo "${stage_times[*]}")"
 } >"$rundir/metadata.json"
-if [ "$skipn" -gt 0 ]; then
-	echo "$pass passed, $failn failed, $skipn skipped"
-else
-	echo "$pass passed, $failn failed"
-fi
 if [ "$failn" -gt 0 ]; then
-	log "FAILED: logs in $rundir (console.log, ktap.log, logs/, reproducer.sh)"
+	echo "# failed run: $rundir (verdict.ktap, console.log, ktap.log, results/logs/, reproducer.sh)"
+	log "FAILED: each failed test's log is named above (# failed:); the run: $rundir"
 	exit 1
 fi
 rm -f "$rundir/run.ext4"

@@ -5,37 +5,44 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
-usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench] [--src DIR] [--out DIR]
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench]
+          [--kconfig-add CONFIG_FOO=y|FILE]... [--src DIR] [--out DIR]
   --base    which upstream tree stock is (default \$FQP_BASE or 6.1); on 7.2 the
             patched tree carries the upstream patches (patches/net*/)
   --tree    which tree to build (default patched; prepared automatically)
   --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench
+  --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off option (=n: not set) or a
+            config fragment, on top of the config's fragments; repeatable. The
+            build gets its own O= dir (<tree>-<config>+kconfig-<hash>), so the
+            standard build stays as it is; an option that does not stick fails
   --src/--out  build another source tree (e.g. a bisect step) into another O= dir
 USAGE
-	exit 2
 }
 
-tree=patched config=test src='' out=''
+tree=patched config=test src='' out='' kadd=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--tree) tree=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
 	--src) src=${2:-}; shift ;;
 	--out) out=${2:-}; shift ;;
-	--base) set_base "${2:-}" || usage; shift ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	--kconfig-add)
+		kconfig_add_lines "${2:-}" >/dev/null || usage_error
+		kadd+=("$2"); shift ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case $tree in stock | patched) ;; *) echo "bad --tree: $tree" >&2; usage ;; esac
+case $tree in stock | patched) ;; *) usage_error "bad --tree: $tree" ;; esac
 [ -n "$src" ] || base_tree "$tree" >/dev/null
 case $config in
 test) frags=(qemu-guest fq) ;;
 debug) frags=(qemu-guest fq debug) ;;
 bench) frags=(qemu-guest fq bench) ;;
-*) echo "bad --config: $config" >&2; usage ;;
+*) usage_error "bad --config: $config" ;;
 esac
 
 ensure_packages gcc make flex bison bc libelf-dev libssl-dev ccache perl
@@ -47,7 +54,7 @@ if [ -z "$src" ]; then
 	fi
 	if [ "$tree" = stock ]; then src=$FQP_STOCK; else src=$FQP_PATCHED; fi
 fi
-[ -n "$out" ] || out=$FQP_BUILD/$(base_tree "$tree")-$config
+[ -n "$out" ] || out=$(build_dir "$tree" "$config" ${kadd[@]+"${kadd[@]}"})
 mkdir -p "$out"
 with_lock "$out/.fqp-lock"
 export FQP_STEP=build-${out##*/}
@@ -74,6 +81,13 @@ if [ "$config" != bench ] && [ -f "$FQP_ROOT/config-fragments/base-$FQP_BASE.con
 fi
 fragfiles=()
 for f in "${frags[@]}"; do fragfiles+=("$FQP_ROOT/config-fragments/$f.config"); done
+# One-off options last: they override the fragments (merge_config.sh
+# takes the later value), and config_check holds them to it.
+if [ ${#kadd[@]} -gt 0 ]; then
+	for f in "${kadd[@]}"; do kconfig_add_lines "$f"; done >"$out/kconfig-add.config"
+	fragfiles+=("$out/kconfig-add.config")
+	frags+=("--kconfig-add ${kadd[*]}")
+fi
 cfghash=$(cat "${fragfiles[@]}" | sha256sum | cut -c1-16)
 
 configure() {
@@ -82,7 +96,7 @@ configure() {
 		kernel/configs/kvm_guest.config "${fragfiles[@]}" -- "${mk[@]}"
 	config_check "$out/.config" "${fragfiles[@]}" ||
 		die "config symbols did not stick (see above; $out/.config)" \
-			"fix the fragment in config-fragments/ (missing dependency?) and re-run"
+			"fix the fragment in config-fragments/ or the --kconfig-add option (missing dependency?) and re-run"
 	echo "$cfghash" >"$out/.fqp-config"
 }
 

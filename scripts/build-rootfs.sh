@@ -9,10 +9,16 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+usage() {
+	cat <<USAGE
+usage: $0 [--print-path]
+  --print-path  print the image's path (\$FQP_IMAGES/rootfs-<hash>.ext4) and exit
+Builds the image when the one for the current rootfs/ is missing.
+USAGE
+}
 case ${1:-} in
-"") ;;
 --print-path) ;;
-*) echo "usage: $0 [--print-path]" >&2; exit 2 ;;
+*) no_options "$@" ;;
 esac
 
 rootfs_hash() {

@@ -258,13 +258,17 @@ def table(rundir):
 
 def main():
     a = sys.argv[1:]
+    if a[:1] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        return 0
     if len(a) in (3, 4) and a[0] == "calibrate":
         return calibrate(a[1], a[2], int(a[3]) if len(a) == 4 else 1)
     if len(a) == 5 and a[0] == "rows":
         return rows(*a[1:])
     if len(a) == 2 and a[0] == "table":
         return table(a[1])
-    sys.exit(__doc__)
+    sys.stderr.write(__doc__)
+    return 2
 
 
 if __name__ == "__main__":

@@ -13,23 +13,23 @@
 
 FIXES='net stable-6.1 stable-6.12'
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [--fix NAME[,NAME...]]
   --fix   which fixes to check (default all: ${FIXES// /, })
 USAGE
-	exit 2
 }
 only=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fix) only=${2:-}; shift ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
 # shellcheck disable=SC2086 # the names are words
-mapfile -t fixes < <(select_names fix "$only" $FIXES) || usage
+sel=$(select_names fix "$only" $FIXES) || usage_error
+mapfile -t fixes <<<"$sel"
 
 # The guest cases that show each fix (boot-and-test.sh --filter).
 TXTIME_CASES='^52-fq-txtime:(far_drop|far_cap|any_txtime_cannot_fill)$'
@@ -92,11 +92,12 @@ boot() {
 }
 
 # case_failed FIX: the stock boot's KTAP has a "not ok" line for one of
-# the fix's cases (not only a failed boot).
+# the fix's cases (not only a failed boot): a case is reported under the
+# FILE:CASE name its --filter regex matches.
 case_failed() {
 	local names
-	names=$(sed -E 's/^\^//; s/\$$//; s/^[0-9]+-//; s/:/_/' <<<"${CASES[$1]}")
-	grep -qE "^not ok [0-9]+ ${names}( |$)" "$logdir/$1-stock/verdict.ktap" 2>/dev/null
+	names=$(sed -E 's/^\^//; s/\$$//' <<<"${CASES[$1]}")
+	grep -qE "^ *not ok [0-9]+ ${names}( |$)" "$logdir/$1-stock/verdict.ktap" 2>/dev/null
 }
 
 check_fix() {
@@ -159,7 +160,6 @@ check_fix() {
 	fi
 }
 
-echo "TAP version 13"
-echo "1..$((5 * ${#fixes[@]}))"
+tap_header "$((5 * ${#fixes[@]}))"
 for f in "${fixes[@]}"; do check_fix "$f"; done
 tap_summary

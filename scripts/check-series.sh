@@ -20,10 +20,20 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+usage() {
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2]
+  --base  6.1 (default \$FQP_BASE or 6.1): checkpatch and a build after each
+          patch of the series, then the cross builds; 7.2: netdev's checks of
+          each upstream patch (scripts/check-upstream.sh)
+Reports TAP; logs in \$FQP_CACHE/logs/check-series/ (7.2: check-series-7.2/).
+USAGE
+}
 while [ $# -gt 0 ]; do
 	case $1 in
-	--base) set_base "${2:-}" || exit 2; shift ;;
-	*) echo "usage: $0 [--base 6.1|7.2]" >&2; exit 2 ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
@@ -36,8 +46,7 @@ mapfile -t patches < <(series_patches)
 mapfile -t cross_arches < <("$FQP_ROOT/scripts/cross-build.sh" --list | sed -n 's/^arch //p')
 logdir=$FQP_CACHE/logs/check-series
 mkdir -p "$logdir"
-echo "TAP version 13"
-echo "1..$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
+tap_header "$((2 * ${#patches[@]} + ${#cross_arches[@]}))"
 
 for p in "${patches[@]}"; do
 	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_strict_${p%%-*}" "$logdir/checkpatch-${p%%-*}.log"

@@ -20,7 +20,15 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 0 ] || { echo "usage: $0 (no options; scripts/check-series.sh --base 7.2 runs it)" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0
+netdev's checks of each upstream patch on linux-source-7.2, as TAP (no
+options; scripts/check-series.sh --base 7.2 runs it).
+Logs: \$FQP_CACHE/logs/check-series-7.2/.
+USAGE
+}
+no_options "$@"
 set_base 7.2
 ensure_packages python3 clang-19 lld-19 llvm-19
 # 7.2 refuses bookworm's sparse (0.6.4), and then runs none: sid's,
@@ -59,10 +67,7 @@ objs=("${cfiles[@]/%.c/.o}")
 clang_bin=19
 
 checks=(checkpatch applies builds w1_sparse_m kernel_doc i386 clang_w1)
-echo "TAP version 13"
-echo "1..$((${#checks[@]} * ${#patches[@]}))"
-# tail_log LOG: the end of a failed step's log, as TAP comments, and its path.
-tail_log() { tail -n 15 "$1" | sed 's/^/# /'; echo "# log: $1"; }
+tap_header "$((${#checks[@]} * ${#patches[@]}))"
 
 # The W=1 + sparse + module build: one O= dir, configured once.
 mod_out=$FQP_BUILD/check72-module
@@ -134,8 +139,7 @@ for p in "${patches[@]}"; do
 	tag=$(basename "$(dirname "$p")")_$(basename "$p" | cut -c1-4)
 	tap_checkpatch "$FQP_PATCHED" "$FQP_ROOT/patches/$p" "checkpatch_$tag" "$logdir/checkpatch-$tag.log"
 	if ! (cd "$FQP_PATCHED" && quilt push -q) >"$logdir/push-$tag.log" 2>&1; then
-		tail_log "$logdir/push-$tag.log"
-		tap_result 1 "applies_$tag"
+		tap_result 1 "applies_$tag" "$logdir/push-$tag.log"
 		for c in "${checks[@]:2}"; do tap_result 1 "${c}_$tag # not applied"; done
 		continue
 	fi
@@ -144,8 +148,7 @@ for p in "${patches[@]}"; do
 	"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --src "$FQP_PATCHED" \
 		--out "$FQP_BUILD/patched72-test" --tree patched --config test \
 		>"$logdir/build-$tag.log" 2>&1 || rc=1
-	[ "$rc" = 0 ] || tail_log "$logdir/build-$tag.log"
-	tap_result "$rc" "builds_$tag"
+	tap_result "$rc" "builds_$tag" "$logdir/build-$tag.log"
 	rc=0
 	w1_sparse "$logdir/w1-$tag.log" || rc=1
 	if [ "$rc" = 0 ]; then
@@ -156,26 +159,22 @@ for p in "${patches[@]}"; do
 			grep -E ': (warning|error):' "$logdir/w1-$tag.log" | head -n 10 | sed 's/^/# /'
 			rc=1
 		fi
-	else
-		tail_log "$logdir/w1-$tag.log"
 	fi
-	tap_result "$rc" "w1_sparse_m_$tag"
+	tap_result "$rc" "w1_sparse_m_$tag" "$logdir/w1-$tag.log"
 	k=$(kdoc "$logdir/kdoc-$tag.log")
 	if [ "$k" -gt "$base_kdoc" ]; then
 		echo "# kernel-doc: $k complaints, $base_kdoc before the series"
 		head -n 10 "$logdir/kdoc-$tag.log" | sed 's/^/# /'
-		tap_result 1 "kernel_doc_$tag"
+		tap_result 1 "kernel_doc_$tag" "$logdir/kdoc-$tag.log"
 	else
 		tap_result 0 "kernel_doc_$tag"
 	fi
 	rc=0
 	"$FQP_ROOT/scripts/cross-build.sh" --base 7.2 --arch i386 --src "$FQP_PATCHED" >"$logdir/i386-$tag.log" 2>&1 || rc=1
-	[ "$rc" = 0 ] || tail_log "$logdir/i386-$tag.log"
-	tap_result "$rc" "i386_$tag"
+	tap_result "$rc" "i386_$tag" "$logdir/i386-$tag.log"
 	rc=0
 	clang_objs "$logdir/clang-$tag.log" || rc=1
-	[ "$rc" = 0 ] || tail_log "$logdir/clang-$tag.log"
-	tap_result "$rc" "clang_w1_$tag"
+	tap_result "$rc" "clang_w1_$tag" "$logdir/clang-$tag.log"
 done
 # Fully pushed: mark the tree current so nothing re-applies it.
 [ "$(cd "$FQP_PATCHED" && quilt applied 2>/dev/null | wc -l)" != "${#patches[@]}" ] ||

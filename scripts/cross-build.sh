@@ -20,7 +20,7 @@ ARCHES=(arm64 i386 s390x ppc64el)
 BASE_OBJS=(net/sched/sch_fq.o net/ipv4/tcp_input.o net/ipv4/tcp_output.o net/ipv4/sysctl_net_ipv4.o)
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [--arch LIST] [--src DIR] [--list]
   --arch  comma-separated, from: ${ARCHES[*]} (default: all)
   --src   tree to build (default: the base's patched tree, prepared if needed)
@@ -28,21 +28,20 @@ usage: $0 [--arch LIST] [--src DIR] [--list]
   --list  print the architectures, one per line ("arch NAME"), and exit
 logs: \$FQP_CACHE/logs/check-series/cross-<arch>.log; build dirs: \$FQP_CACHE/build/cross-<arch>
 USAGE
-	exit 2
 }
 arch_list='' src='' list=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--arch) arch_list=${2:-}; shift ;;
 	--src) src=${2:-}; shift ;;
-	--base) set_base "${2:-}" || usage; shift ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
 	--list) list=1 ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-sel=$(select_names architecture "$arch_list" "${ARCHES[@]}") || usage
+sel=$(select_names architecture "$arch_list" "${ARCHES[@]}") || usage_error
 mapfile -t arches <<<"$sel"
 
 if [ "$list" = 1 ]; then

@@ -8,7 +8,7 @@
 EXPERIMENTS=(burstiness spacing fairness unfair newflows gc lossy police gro chunked shallow memory)
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [--kernel patched|stock] [--clock wall|exact] [--only NAME[,NAME]] [--results DIR]
   --kernel patched|stock  the kernel to boot (default patched)
   --clock wall|exact      guest clock (default exact under TCG, wall under
@@ -20,7 +20,6 @@ usage: $0 [--kernel patched|stock] [--clock wall|exact] [--only NAME[,NAME]] [--
 Writes DIR/report.md, DIR/plots/*.png and DIR/summary.txt; the raw data
 (pcaps, pcapstat CSV, iperf3 JSON) is in DIR/results/data/<experiment>/.
 USAGE
-	exit 2
 }
 
 kernel=patched clock='' only='' rundir=''
@@ -30,14 +29,14 @@ while [ $# -gt 0 ]; do
 	--clock) clock=${2:-}; shift ;;
 	--only) only=${2:-}; shift ;;
 	--results) rundir=${2:-}; shift ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-case $kernel in stock | patched) ;; *) echo "bad --kernel: '$kernel'" >&2; usage ;; esac
-case $clock in '' | wall | exact) ;; *) echo "bad --clock: '$clock'" >&2; usage ;; esac
-sel=$(select_names experiment "$only" "${EXPERIMENTS[@]}") || usage
+case $kernel in stock | patched) ;; *) usage_error "bad --kernel: '$kernel'" ;; esac
+case $clock in '' | wall | exact) ;; *) usage_error "bad --clock: '$clock'" ;; esac
+sel=$(select_names experiment "$only" "${EXPERIMENTS[@]}") || usage_error
 mapfile -t selected <<<"$sel"
 
 ensure_packages

@@ -54,7 +54,10 @@ def main(files):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
+    if sys.argv[1:2] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
+    if len(sys.argv) < 2 or any(a.startswith("-") for a in sys.argv[1:]):
         sys.stderr.write(__doc__)
         sys.exit(2)
     sys.exit(main(sys.argv[1:]))

@@ -1,31 +1,31 @@
 #!/usr/bin/env bash
 # Lint every script of the repository, reported as TAP: shellcheck (with
 # the repository's .shellcheckrc) on each shell file, a compile check of
-# each Python script, the case listing, the generated results tables, the
-# documents' links and the words the repository does not use. Part of scripts/test.sh.
+# each Python script, the case listing and index, the generated results
+# tables, the figures and lists the documents quote, the documents' links and the
+# words the repository does not use. Part of scripts/test.sh.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# = 0 ] || { echo "usage: $0" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0
+Lints every script of the repository (shellcheck, Python parse), the case
+listing and index, the generated results tables, the quoted figures and copied lists,
+the documents' links and words; TAP.
+USAGE
+}
+no_options "$@"
 ensure_packages shellcheck python3
 cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
-echo "TAP version 13"
-echo "1..$((${#shells[@]} + ${#pys[@]} + 4))"
-n=0 pass=0 failn=0
-# result NAME RC OUTPUT: one TAP line for a check; a failed check's output
-# (its first 60 lines) goes before it as comments.
+tap_header "$((${#shells[@]} + ${#pys[@]} + 8))"
+# result NAME RC OUTPUT: one result line for a check; a failed check's
+# output (its first 60 lines) goes before it as diagnostics.
 result() {
-	n=$((n + 1))
-	if [ "$2" = 0 ]; then
-		echo "ok $n lint:$1"
-		pass=$((pass + 1))
-	else
-		printf '%s\n' "$3" | sed 's/^/# /' | head -n 60
-		echo "not ok $n lint:$1"
-		failn=$((failn + 1))
-	fi
+	[ "$2" = 0 ] || tap_diag "$3"
+	tap_result "$2" "lint:$1"
 }
 for f in "${shells[@]}" "${pys[@]}"; do
 	if [[ $f == *.py ]]; then
@@ -49,6 +49,31 @@ result case_list "${#out}" "$out"
 # docs/results.csv (scripts/bench-table.py): they must equal what it writes.
 out=$(python3 scripts/bench-table.py --check README.md docs/benchmark.md 2>&1) && rc=0 || rc=1
 result results_table "$rc" "$out"
+# Every figure the documents and cover letters quote from docs/results.csv
+# or docs/test-runs.csv is the CSV's, and every copied block is its
+# source's (scripts/facts.py: the quotes carry the row they come from).
+out=$(python3 scripts/facts.py --check 2>&1) && rc=0 || rc=1
+result facts "$rc" "$out"
+# The committed cover letters are their sources as exported: a change to
+# cover-letter.in or to what it quotes needs scripts/refresh-patches.sh.
+out=$(python3 scripts/facts.py --check-export patches/0000-cover-letter.patch patches/cover-letter.in 2>&1) && rc=0 ||
+	{ rc=1 out+=" (re-export: scripts/refresh-patches.sh)"; }
+result cover_letters_exported "$rc" "$out"
+# docs/testing.md's case index is what tests/cases/ and docs/verdicts.csv
+# say (scripts/case-index.py), and every case says what it asserts.
+out=$(python3 scripts/case-index.py --check docs/testing.md 2>&1) && rc=0 || rc=1
+result case_index "$rc" "$out"
+# Every FQP_* variable a script uses is on docs/environment.md.
+out=$(git grep --untracked -ohE '\bFQP_[A-Z0-9_]+' -- '*.sh' '*.bash' '*.py' .ci/run rootfs/init rootfs/tc-trixie | sort -u |
+	while read -r v; do grep -qw -- "$v" docs/environment.md || echo "$v"; done)
+[ -z "$out" ] || out="used by the scripts, missing from docs/environment.md (add each with its default and meaning): $(tr '\n' ' ' <<<"$out")"
+result environment_documented "${#out}" "$out"
+# tests/kunit/.kunitconfig (kunit.py run --kunitconfig) asks for every
+# option the harness's kernels get for the series' KUnit tests.
+out=$(grep -hE '^CONFIG_' config-fragments/kunit.config config-fragments/kunit-fq.config | sort -u |
+	comm -23 - <(grep -hE '^CONFIG_' tests/kunit/.kunitconfig | sort -u))
+[ -z "$out" ] || out="tests/kunit/.kunitconfig lacks what config-fragments/kunit*.config set: $(tr '\n' ' ' <<<"$out")"
+result kunitconfig "${#out}" "$out"
 # Every relative link of the documents names a file, and a heading, that exists.
 mapfile -t docs < <(git ls-files -co --exclude-standard -- '*.md' CHANGELOG | sort -u)
 out=$(python3 scripts/doc-links.py "${docs[@]}" 2>&1) && rc=0 || rc=1
@@ -63,5 +88,4 @@ mapfile -t texts < <(git ls-files -co --exclude-standard | grep -v -x -e scripts
 out=$(grep -n -i -E -I -- "$words" "${texts[@]}" 2>/dev/null | grep -v -i -E '\b(tcp|ssh|bgp|netlink) sessions?\b' || true)
 [ -z "$out" ] || out+=$'\n'"say what the series does and why, not which tracker entry, work period or time of day it came from; a patch's message is fixed in the authoring repository (scripts/refresh-patches.sh)"
 result no_work_words "${#out}" "$out"
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+tap_summary

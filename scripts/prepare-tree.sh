@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Unpack linux-source-6.1 into a pristine tree and a patched tree, and apply
 # the series to the patched one with quilt. With --base 7.2: fetch and unpack
-# sid's linux-source-7.2 (scripts/lib.sh fetch_sid_tree), and apply the
+# sid's linux-source-7.2 (fetch_sid_tree, scripts/lib/debian.sh), and apply the
 # upstream patches (patches/net/, then patches/net-next/) to its patched
 # copy the same way. Re-running after a patch changed
 # pops the old series and pushes the new one; if that cannot work it
@@ -9,15 +9,24 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
-usage() { echo "usage: $0 [--base 6.1|7.2] [--force] [--stock-only]" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2] [--force] [--stock-only]
+  --base        which upstream tree (default \$FQP_BASE or 6.1): 6.1 unpacks
+                bookworm's linux-source-6.1, 7.2 fetches sid's linux-source-7.2
+  --force       start again from a fresh copy of the stock tree
+  --stock-only  prepare only the stock tree
+Trees: \$FQP_CACHE/stock and \$FQP_CACHE/patched (7.2: stock-7.2, patched-7.2).
+USAGE
+}
 force=0 stock_only=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--force) force=1 ;;
 	--stock-only) stock_only=1 ;;
-	--base) set_base "${2:-}" || usage; shift ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done

@@ -7,6 +7,9 @@
 #   refresh-patches.sh           export base..HEAD to patches/ + series
 #   --base 7.2                   the same for the net-next series on 7.2:
 #                                $FQP_CACHE/authoring-7.2 to patches/net-next/
+# The cover letter (patches/cover-letter.in) and the commit messages may
+# quote figures of docs/results.csv and copy lists of the docs: the export
+# resolves them (scripts/facts.py --expand) and stops on a stale one.
 # Identity: nothing here invents one. The export writes From and
 # Signed-off-by from the sender's git identity (user.name/user.email, or
 # GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), replacing the old placeholder, and
@@ -15,12 +18,21 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
+usage() {
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2] [--init]
+  --init  create the authoring repo over the pristine tree and import the series
+  --base  7.2: the net-next series (\$FQP_CACHE/authoring-7.2 to patches/net-next/)
+Without --init: export base..HEAD of the authoring repo to patches/ and series.
+USAGE
+}
 mode='export'
 while [ $# -gt 0 ]; do
 	case $1 in
 	--init) mode=init ;;
-	--base) set_base "${2:-}" || exit 2; shift ;;
-	*) echo "usage: $0 [--base 6.1|7.2] [--init]" >&2; exit 2 ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
@@ -34,7 +46,7 @@ else
 	series_head="# quilt series: net-next, applied to linux-source-7.2 after patches/net/series"
 fi
 
-ensure_packages git
+ensure_packages git python3
 g() { git -C "$FQP_AUTHOR" "$@"; }
 LOCAL_NAME='fq-pacing import (local, not a sender)' LOCAL_EMAIL='import@localhost'
 

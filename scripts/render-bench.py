@@ -91,6 +91,12 @@ def read_raw(rundir):
 
 
 def main():
+    if sys.argv[1:] in (["-h"], ["--help"]):
+        print(__doc__.strip())
+        sys.exit(0)
+    if len(sys.argv) != 2 or sys.argv[1].startswith("-"):
+        sys.stderr.write(__doc__)
+        sys.exit(2)
     rundir = sys.argv[1]
     meta = read_meta(rundir)
     vals, order = read_raw(rundir)

@@ -20,14 +20,13 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
+	cat <<USAGE
 usage: $0 [--series 6.1|net-next|net|stable-6.1|stable-6.12] [--send] [--to ADDR] [--version N]
   default: format the series (default 6.1) as its tree wants it, run
   checkpatch --strict and get_maintainer.pl, and show what git send-email
   would send (--dry-run): per mail its From, To, Cc and Subject, and
   send-email's Dry-OK
 USAGE
-	exit 2
 }
 send=0 to='' version=1 series=6.1
 while [ $# -gt 0 ]; do
@@ -36,12 +35,12 @@ while [ $# -gt 0 ]; do
 	--send) send=1 ;;
 	--to) to=${2:-}; shift ;;
 	--version) version=${2:-}; shift ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
-[[ $version =~ ^[0-9]+$ ]] || usage
+[[ $version =~ ^[0-9]+$ ]] || usage_error "bad --version: '$version' (a number)"
 
 # Per series: where its mails come from (the base's authoring repo, or the
 # quilt directory under patches/), the tree get_maintainer.pl and
@@ -69,7 +68,7 @@ stable-6.1 | stable-6.12)
 	prefix="PATCH ${series#stable-}.y" list=stable@vger.kernel.org
 	caveat="tested on Debian's linux-source-${series#stable-}: check that the latest ${series#stable-}.y still has the bug before --send"
 	;;
-*) echo "unknown series: '$series'" >&2; usage ;;
+*) usage_error "unknown series: '$series'" ;;
 esac
 # remail IN OUT IDENT PREFIX VERSION I N: a git format-patch mail of a quilt
 # directory, as the sender sends it: From is IDENT (the mail's own author

@@ -9,33 +9,48 @@
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-	cat >&2 <<USAGE
-usage: $0 [--base 6.1|7.2] [--kernel stock|patched] [--config test|debug] [--quick] [--debug-next] [--shards N] [-- boot-and-test options]
+	cat <<USAGE
+usage: $0 [--base 6.1|7.2] [--kernel stock|patched|PATH] [--config test|debug] [--kconfig-add CONFIG_FOO=y]...
+          [--suite-only] [--debug-next] [--shards N] [-- boot-and-test options]
   --base        the upstream tree (default \$FQP_BASE or 6.1); 7.2 (sid's
                 linux-source-7.2): stock is the default there, --kernel patched
                 is 7.2 with the upstream patches (patches/net/, patches/net-next/)
-  --quick       skip the lint, the series review builds and the host self-tests
+  --kernel      stock, patched (default; stock on 7.2), or the path of a
+                bzImage to boot (as vng and tuxrun take one; see
+                boot-and-test.sh --help): the lint, the suite and the
+                self-tests then run on it, the series checks do not
+  --kconfig-add CONFIG_FOO=VALUE|FILE  a one-off config option or fragment
+                (repeatable; scripts/build-kernel.sh --kconfig-add): every
+                boot's kernel is built with it, in a build dir of its own
+  --suite-only  only the guest suite: no lint, series review builds or host
+                self-tests (--quick, its old name, still works; bench.sh's
+                --quick means a reduced benchmark)
   --shards N    split the cases over N guests booted side by side (default 2
                 with --config debug, whose guest keeps about one host core
                 busy; 1 otherwise: the timing cases want the host to themselves)
   --debug-next  a debug-kernel run follows (CI): build the patched debug kernel
                 behind the suite at idle priority, and leave the debug core
-                cases (FQP_DEBUG_CORE, scripts/lib.sh) to that run
+                cases (FQP_DEBUG_CORE, scripts/lib/cases.sh) to that run
 USAGE
-	exit 2
 }
-kernel='' config=test selftest=1 extra=() debug_next=0 shards=''
+kernel='' config='' selftest=1 extra=() debug_next=0 shards='' kadd=() kadd_args=()
 while [ $# -gt 0 ]; do
 	case $1 in
-	--base) set_base "${2:-}" || usage; shift ;;
+	--base) set_base "${2:-}" || usage_error; shift ;;
 	--kernel) kernel=${2:-}; shift ;;
 	--config) config=${2:-}; shift ;;
-	--quick) selftest=0 ;;
+	--suite-only) selftest=0 ;;
+	--quick)
+		warn "--quick is deprecated here: use --suite-only (scripts/bench.sh's --quick is a reduced benchmark)"
+		selftest=0 ;;
 	--debug-next) debug_next=1 ;;
 	--shards) shards=${2:-}; shift ;;
+	--kconfig-add)
+		kconfig_add_lines "${2:-}" >/dev/null || usage_error
+		kadd+=("$2") kadd_args+=(--kconfig-add "$2"); shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) usage ;;
-	*) echo "unknown option: $1" >&2; usage ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
 	esac
 	shift
 done
@@ -44,43 +59,33 @@ if [ -z "$kernel" ]; then
 	kernel=patched
 	[ "$FQP_BASE" = 6.1 ] || kernel=stock
 fi
-base_tree "$kernel" >/dev/null
+# A bzImage (--kernel PATH) goes on to boot-and-test.sh as it is; its
+# config and base come from its build dir, when it is one of ours.
+image='' label=''
+case $kernel in
+stock | patched) label=$(base_tree "$kernel") ;;
+*)
+	[ ${#kadd[@]} = 0 ] || usage_error "--kconfig-add builds a kernel; --kernel $kernel is one already"
+	use_image "$kernel"
+	image=$IMAGE kernel=$IMAGE config=${config:-$IMAGE_CONFIG} label=image
+	[ "$IMAGE_FOREIGN" = 1 ] || label=$(base_tree "$IMAGE_TREE")
+	;;
+esac
+config=${config:-test}
+case $config in test | debug | bench) ;; *) usage_error "bad --config: $config (test, debug or bench)" ;; esac
+# The kernel every boot and the harness self-test take.
+kargs=(--kernel "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"})
 if [ -z "$shards" ]; then
 	shards=1
 	[ "$config" != debug ] || shards=2
 fi
-[[ $shards =~ ^[1-9]$ ]] || { echo "bad --shards: $shards (1-9)" >&2; usage; }
+[[ $shards =~ ^[1-9]$ ]] || usage_error "bad --shards: $shards (1-9)"
 
-# Under KASAN, lockdep and kmemleak a TCG guest runs several times slower:
-# the cases that assert rates, delays and the 3 s gc age cannot hold there
-# (the sender cannot make its flows within the window), and say nothing
-# about memory safety. The debug run keeps every other case.
-TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt|96-fq-wheel):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
-# Cases that check answers, not memory: the host's pcap tool, the tree's
-# tdc (4 of the debug run's 40 minutes), the option dumps and defaults, the
-# refused values of 90-fq-known-bugs (85's fuzzers send them and more) and
-# two of 54's four send orders (decreasing, the out-of-order insert, and
-# GSO stay), 52's cap and priority answers (its drop of every far txtime
-# stays) and 10-sysctl's range answers (87's fuzzer writes them). Bad
-# input, reconfiguration under load and the fuzzers stay: they drive the
-# parsing and lifetime paths the detectors watch.
-SEMANTIC_CASES='^(15-pcapstat|80-tdc):|^50-fq-options:(defaults|roundtrip|u32_max)$|^90-fq-known-bugs:(quantum_zero_2016_hang|quantum_2pow31_syzbot_2020|initial_quantum_over_int_max_2023)$|^54-fq-txtime-order:(increasing|random)$|^52-fq-txtime:(far_cap|highprio_edt_order)$|^10-sysctl:min_tso_segs_(accepts_range|default|per_netns)$'
-# The tree's own selftests judge wall-clock time tightly: so_txtime.sh
-# wants each datagram within 4 ms of its time, test_tc_edt.sh the BPF EDT
-# rate within 1 % over 20 s. A wall-clock TCG guest on a loaded host woke
-# a receiver 18.6 ms late and reached -2.81 % of the rate. They run in a
-# second, short boot with the exact clock (guest time = instructions:
-# within 0.22 ms and -0.07 %, 80 s with the boot), when the whole suite
-# runs (no boot-and-test options given). So does 55-fq-pacing's
-# fq_rate_gaps (each gap within 20 % of len/rate): on the wall clock it
-# failed twice beside another guest (0.36 of the gaps near, unthrottle
-# latency 920 us), on the exact clock 1.00 of them, latency 11 us.
-EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$|^55-fq-pacing:fq_rate_gaps$|^96-fq-wheel:'
 exact_boot=0
 if [ "$config" = debug ]; then
-	extra=(--exclude "$TIMING_CASES|$SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})
+	extra=(--exclude "$FQP_TIMING_CASES|$FQP_SEMANTIC_CASES" ${extra[@]+"${extra[@]}"})
 elif [ ${#extra[@]} = 0 ]; then
-	extra=(--exclude "$EXACT_CASES")
+	extra=(--exclude "$FQP_EXACT_CASES")
 	exact_boot=1
 fi
 if [ "$debug_next" = 1 ]; then
@@ -88,7 +93,7 @@ if [ "$debug_next" = 1 ]; then
 		die "--debug-next goes with the patched test kernel (the debug run follows it)" "drop --debug-next or --kernel/--config"
 	# The core cases run once, on the kernel with the detectors.
 	if [ "$exact_boot" = 1 ]; then
-		extra=(--exclude "$EXACT_CASES|$FQP_DEBUG_CORE")
+		extra=(--exclude "$FQP_EXACT_CASES|$FQP_DEBUG_CORE")
 	else
 		extra=(--exclude "$FQP_DEBUG_CORE" ${extra[@]+"${extra[@]}"})
 	fi
@@ -130,17 +135,22 @@ fi
 # The debug kernel's guest is CPU-bound on about one vCPU (KASAN, lockdep,
 # kmemleak under TCG), so a second guest uses the host's other core.
 boot_shards() {
-	local i stamp pids=() outs=() bz
-	"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config" || { rc=1; return; }
+	local i stamp pids=() outs=() nl kimg=("${kargs[@]}")
+	# Built once, before the guests: each boots the same image.
+	if [ -z "$image" ]; then
+		"$FQP_ROOT/scripts/build-kernel.sh" --tree "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"} || { rc=1; return; }
+		kimg=(--kernel "$kernel" --config "$config" --bzimage "$(kernel_image "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})")
+	fi
 	"$FQP_ROOT/scripts/build-rootfs.sh" || { rc=1; return; }
-	bz=$(kernel_image "$kernel" "$config")
 	stamp=$(date +%Y%m%d-%H%M%S)
-	log "booting $shards $kernel/$config guests side by side, the cases split between them"
+	log "booting $shards $label/$config guests side by side, the cases split between them"
 	for ((i = 0; i < shards; i++)); do
 		outs[i]=$(mktemp)
-		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" \
-			--config "$config" --bzimage "$bz" --shard "$i/$shards" \
-			--results "$FQP_RESULTS/$stamp-$(base_tree "$kernel")-$config-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
+		# results/latest: the first guest's run.
+		nl=()
+		[ "$i" = 0 ] || nl=(--no-latest)
+		FQP_STEP=boot-and-test-$i/$shards "$FQP_ROOT/scripts/boot-and-test.sh" "${kimg[@]}" "${nl[@]}" --shard "$i/$shards" \
+			--results "$FQP_RESULTS/$stamp-$label-$config$(kconfig_add_tag ${kadd[@]+"${kadd[@]}"})-shard$i" ${extra[@]+"${extra[@]}"} >"${outs[i]}" &
 		pids[i]=$!
 	done
 	for ((i = 0; i < shards; i++)); do
@@ -152,17 +162,18 @@ boot_shards() {
 }
 build_behind
 if [ "$shards" = 1 ]; then
-	step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" ${extra[@]+"${extra[@]}"}
+	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" ${extra[@]+"${extra[@]}"}
 else
 	boot_shards
 fi
 if [ "$exact_boot" = 1 ]; then
 	# --cases: the series checks ran in the first boot's verdict already.
-	step "$FQP_ROOT/scripts/boot-and-test.sh" --kernel "$kernel" --config "$config" --clock exact \
-		--cases "$FQP_ROOT/tests/cases" --filter "$EXACT_CASES"
+	# results/latest stays at the suite's run.
+	step "$FQP_ROOT/scripts/boot-and-test.sh" "${kargs[@]}" --clock exact --no-latest \
+		--cases "$FQP_ROOT/tests/cases" --filter "$FQP_EXACT_CASES"
 fi
 if [ "$selftest" = 1 ]; then
-	step "$FQP_ROOT/tests/host/harness-selftest.sh" --kernel "$kernel" --config "$config"
+	step "$FQP_ROOT/tests/host/harness-selftest.sh" "${kargs[@]}"
 	step "$FQP_ROOT/tests/host/send-series-selftest.sh"
 fi
 if [ -n "$behind_pid" ]; then
@@ -174,6 +185,12 @@ if [ -n "$behind_pid" ]; then
 	fi
 fi
 awk '/^[0-9]+ passed, [0-9]+ failed/ {p += $1; f += $3} END {printf "total: %d passed, %d failed\n", p, f}' "$counts"
-[ "$rc" = 0 ] || die "the suite failed; see the run directories above" \
-	"open results/latest/ (console.log, logs/) or re-run one case with boot-and-test.sh --filter"
+if [ "$rc" != 0 ]; then
+	# Each stage names its failures, their logs and its run directory.
+	failed=$(grep -E '^# (failed|failed run|re-run it alone): ' "$counts" | sed 's/^# //' || true)
+	[ -n "$failed" ] || die "a stage stopped before its verdict (its error is above)" "fix what it names and re-run $0"
+	while IFS= read -r l; do log "$l"; done <<<"$failed"
+	die "the suite failed: $(grep -c '^failed: ' <<<"$failed") failed, each named above with its log" \
+		"read that log; the run directory (failed run:) has console.log, verdict.ktap and reproducer.sh; re-run one case alone as shown"
+fi
 log "suite passed"

@@ -1,8 +1,12 @@
 #!/bin/bash
 # In-guest test runner. Runs every case function (t_*) of every file in
-# cases/ in its own process with a timeout, and reports KTAP on ttyS1 (the
-# host's ktap.log) and in results/ktap.txt. A case fails if it exits non-zero
-# or if the kernel logged a splat while it ran; exit 4 is a skip.
+# cases/ in its own process with a timeout, and reports KTAP version 1
+# (Documentation/dev-tools/ktap.rst) on ttyS1 (the host's ktap.log) and in
+# results/ktap.txt: one subtest per case file, its cases named FILE:CASE as
+# boot-and-test.sh --filter takes them, each case's output in
+# results/logs/FILE:CASE.log, and kselftest's "# Totals:" line. A case
+# fails if it exits non-zero or if the kernel logged a splat while it ran;
+# exit 4 is a skip.
 set -uo pipefail
 T=$(cd "$(dirname "$0")" && pwd)
 R=${FQP_RESULTS_DIR:-$(dirname "$T")/results}
@@ -14,6 +18,21 @@ export T R PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 ktap_out=/dev/ttyS1
 [ -w "$ktap_out" ] || ktap_out=/dev/null
 emit() { printf '%s\n' "$*" | tee -a "$R/ktap.txt" >"$ktap_out"; }
+# diag INDENT TEXT...: TEXT as KTAP diagnostic lines at INDENT.
+diag() { local pre=$1; shift; printf '%s\n' "$@" | sed "s/^/$pre# /" | while IFS= read -r l; do emit "$l"; done; }
+# The case that is about to run, for the host only (ktap.log): a panic or
+# a timeout then names it (scripts/ktap.py).
+running() { printf '  # running: %s\n' "$1" >"$ktap_out"; }
+# result INDENT N NAME pass|skip|fail [TEXT]: one result line, counted for
+# the totals (tests without subtests only).
+pass=0 failn=0 skipn=0
+result() {
+	case $4 in
+	pass) pass=$((pass + 1)); emit "$1ok $2 $3${5:+ # $5}" ;;
+	skip) skipn=$((skipn + 1)); emit "$1ok $2 $3 # SKIP ${5:-}" ;;
+	*) failn=$((failn + 1)); emit "$1not ok $2 $3${5:+ # $5}" ;;
+	esac
+}
 
 filter='' exclude='' shard='' FQP_KERNEL=unknown FQP_CONFIG=unknown FQP_CLOCK=wall FQP_DEADLINE=0
 FQP_BASE=6.1 FQP_BASE_VERSION=''
@@ -50,7 +69,7 @@ deadline=$FQP_DEADLINE
 min_start=$((60 * timeout_scale))
 
 # emit_tail LOG: a failed or cut case's last lines, as KTAP diagnostics.
-emit_tail() { tail -n 15 "$1" | sed 's/^/#   /' | while read -r l; do emit "$l"; done; }
+emit_tail() { diag '  ' "$(tail -n 15 "$1" | sed 's/^/  /')"; }
 
 # A case file defines each case as t_NAME() at the start of a line and may
 # set CASE_TIMEOUT=N on a line of its own (default 300); scripts/lint.sh
@@ -77,10 +96,11 @@ if [ -n "$shard" ]; then
 	cases=(${keep[@]+"${keep[@]}"})
 fi
 
-emit "KTAP version 1"
-emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
-[ -z "$exclude" ] || emit "# excluded by request: cases matching /$exclude/"
-[ -z "$shard" ] || emit "# shard $shard: this guest runs the list's cases $((${shard%/*} + 1)), $((${shard%/*} + 1 + ${shard#*/})), ...; other guests run the rest"
+# Each case file is one test whose subtests are its cases.
+declare -A file_cases=()
+for c in ${cases[@]+"${cases[@]}"}; do
+	file_cases[${c%:*}]=$((${file_cases[${c%:*}]:-0} + 1))
+done
 # A modular sch_fq (the debug kernel, as distributions build it) comes
 # with its modules on the run disk: loaded before the cases (its KUnit
 # suites run at load; boot-and-test.sh reads their results from dmesg) and
@@ -88,7 +108,11 @@ emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print 
 modroot=$T/../modroot/lib/modules
 fq_module=0
 [ ! -d "$modroot/$(uname -r)" ] || fq_module=1
-emit "1..$((${#cases[@]} + 1 + 2 * fq_module))"
+emit "KTAP version 1"
+emit "1..$((${#file_cases[@]} + 1 + 2 * fq_module))"
+emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
+[ -z "$exclude" ] || emit "# excluded by request: cases matching /$exclude/"
+[ -z "$shard" ] || emit "# shard $shard: this guest runs the list's cases $((${shard%/*} + 1)), $((${shard%/*} + 1 + ${shard#*/})), ...; other guests run the rest"
 dmesg >"$R/dmesg-boot.txt"
 n=0
 if [ "$fq_module" = 1 ]; then
@@ -96,28 +120,54 @@ if [ "$fq_module" = 1 ]; then
 	mkdir -p /lib/modules
 	if mount --bind "$modroot" /lib/modules && out=$(modprobe -v sch_fq 2>&1) &&
 		grep -qw '^sch_fq' /proc/modules; then
-		emit "ok $n module_load_sch_fq # $(tr '\n' ' ' <<<"$out")"
+		result '' "$n" module_load_sch_fq pass "$(tr '\n' ' ' <<<"$out")"
 	else
-		emit "# modprobe sch_fq: $out"
-		emit "not ok $n module_load_sch_fq"
+		diag '' "modprobe sch_fq: $out"
+		result '' "$n" module_load_sch_fq fail
 	fi
 fi
-for c in "${cases[@]}"; do
+# open_file FILE / close_file: a case file's subtest block: its version,
+# name and plan lines, then its result, failed when any case failed and
+# skipped when every case was.
+open_file() {
+	file=$(basename "$1" .sh) k=0 fpass=0 ffail=0
+	emit "  KTAP version 1"
+	emit "  # Subtest: $file"
+	emit "  1..${file_cases[$1]}"
+}
+close_file() {
 	n=$((n + 1))
+	if [ "$ffail" -gt 0 ]; then
+		emit "not ok $n $file"
+	elif [ "$fpass" = 0 ]; then
+		emit "ok $n $file # SKIP every case skipped"
+	else
+		emit "ok $n $file"
+	fi
+}
+cur=''
+for c in ${cases[@]+"${cases[@]}"}; do
 	f=${c%:*} fn=${c##*:}
-	name=$(basename "$f" .sh | sed 's/^[0-9]*-//')_${fn#t_}
+	if [ "$f" != "$cur" ]; then
+		[ -z "$cur" ] || close_file
+		open_file "$f"
+		cur=$f
+	fi
+	k=$((k + 1))
+	name=$file:${fn#t_}
 	log=$R/logs/$name.log
 	to=$((case_to[$f] * timeout_scale))
 	full_to=$to cut=0
 	if [ "$deadline" -gt 0 ]; then
 		up=$(cut -d. -f1 /proc/uptime)
 		if [ $((deadline - up)) -lt "$min_start" ]; then
-			emit "ok $n $name # SKIP not started: the boot's time limit (boot-and-test --timeout) leaves $((deadline > up ? deadline - up : 0))s at ${up}s uptime, under the ${min_start}s a case is given at least"
+			result '  ' "$k" "$name" skip "not started: the boot's time limit (boot-and-test --timeout) leaves $((deadline > up ? deadline - up : 0))s at ${up}s uptime, under the ${min_start}s a case is given at least"
 			continue
 		fi
 		[ "$to" -le $((deadline - up)) ] || { to=$((deadline - up)) cut=1; }
 	fi
 	before=$(dmesg | wc -l)
+	running "$name"
 	t0=$(date +%s)
 	timeout -k 10 "$to" bash -c ". '$T/lib.sh'; . '$f'; set -e; $fn" >"$log" 2>&1
 	rc=$?
@@ -128,41 +178,41 @@ for c in "${cases[@]}"; do
 	# Whatever the case did, the fq qdiscs it leaves must add up.
 	cleanup_procs >>"$log" 2>&1
 	if ! fq_drain_check >>"$log" 2>&1; then
-		emit "# $name: fq counters do not add up after the case:"
-		grep '^counters:' "$log" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		diag '  ' "$name: fq counters do not add up after the case:" "$(grep '^counters:' "$log" | sed 's/^/  /')"
 		[ "$rc" != 0 ] && [ "$rc" != 4 ] || rc=1
 	fi
 	cleanup_all >>"$log" 2>&1
 	splat=$(dmesg | tail -n +"$((before + 1))" | grep -E "$SPLAT_RE" | head -n 5 || true)
 	if [ -n "$splat" ]; then
-		emit "# $name: kernel splat while the case ran:"
-		printf '%s\n' "$splat" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
+		diag '  ' "$name: kernel splat while the case ran:" "$(sed 's/^/  /' <<<"$splat")"
 		rc=1
 	fi
 	case $rc in
-	0) emit "ok $n $name # ${dt}s" ;;
-	4) emit "ok $n $name # SKIP $reason" ;;
+	0) result '  ' "$k" "$name" pass "${dt}s"; fpass=$((fpass + 1)) ;;
+	4) result '  ' "$k" "$name" skip "$reason" ;;
 	124 | 137) emit_tail "$log"
 		if [ "$cut" = 1 ]; then
-			emit "ok $n $name # SKIP cut after ${to}s, short of its own ${full_to}s limit, at the boot's time limit (boot-and-test --timeout): no verdict"
+			result '  ' "$k" "$name" skip "cut after ${to}s, short of its own ${full_to}s limit, at the boot's time limit (boot-and-test --timeout): no verdict"
 		else
-			emit "# $name: TIMEOUT after ${to}s"
-			emit "not ok $n $name # TIMEOUT"
+			result '  ' "$k" "$name" fail "TIMEOUT after ${to}s"
+			ffail=$((ffail + 1))
 		fi ;;
 	*) emit_tail "$log"
-		emit "not ok $n $name # exit $rc, ${dt}s" ;;
+		result '  ' "$k" "$name" fail "exit $rc, ${dt}s"
+		ffail=$((ffail + 1)) ;;
 	esac
 done
+[ -z "$cur" ] || close_file
 
 # Every fq is gone with the cases' namespaces: the module must unload, and
 # with it fq_flow_cache (a flow left behind would be reported there).
 if [ "$fq_module" = 1 ]; then
 	n=$((n + 1))
 	if out=$(rmmod sch_fq 2>&1) && ! grep -qw '^sch_fq' /proc/modules; then
-		emit "ok $n module_unload_sch_fq"
+		result '' "$n" module_unload_sch_fq pass
 	else
-		emit "# rmmod sch_fq: $out"
-		emit "not ok $n module_unload_sch_fq"
+		diag '' "rmmod sch_fq: $out"
+		result '' "$n" module_unload_sch_fq fail
 	fi
 fi
 
@@ -179,9 +229,10 @@ if [ -f "$R/kmemleak.txt" ] && grep -qE 'fq_|sch_|tcp_' "$R/kmemleak.txt"; then
 kmemleak: unreferenced objects from our code (results/kmemleak.txt)"
 fi
 if [ -z "$bad" ]; then
-	emit "ok $n dmesg_clean"
+	result '' "$n" dmesg_clean pass
 else
-	printf '%s\n' "$bad" | sed 's/^/#   /' | while read -r l; do emit "$l"; done
-	emit "not ok $n dmesg_clean"
+	diag '' "$(sed 's/^/  /' <<<"$bad")"
+	result '' "$n" dmesg_clean fail
 fi
+emit "# Totals: pass:$pass fail:$failn xfail:0 xpass:0 skip:$skipn error:0"
 emit "# fqp-run-complete"

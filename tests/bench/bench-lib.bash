@@ -84,6 +84,12 @@ EX_PROF_PERIOD=19997
 # the profile gives fq's own instructions per packet, the paced target.
 EX_PROF_PACED="1000 10000 100000"
 EX_PROF_PACED_SECS=4
+# The throttled set's worst cases (t_wheel): far flows re-timed, and the
+# idle seconds before the first release (an hour: ~25 s of host time per
+# boot, the guest's own timers waking it; --set EX_WHEEL_IDLE=86400 idles
+# a day in ~10 min).
+EX_WHEEL_RETIME="100 10000 100000"
+EX_WHEEL_IDLE=3600
 # The cache model (scripts/bench.sh --cache-model sets EX_CACHE=1): each
 # counted run is a model window (cm_open/cm_close). The cold-qdisc point
 # (t_coldq): packets per qdisc, each after a walk of EX_COLD_FLUSH bytes

@@ -743,3 +743,37 @@ t_coldq() {
 		ip link del "$PG_DEV"
 	done
 }
+
+# 10. The throttled set's worst cases (tests/lib-wheel.sh, the same runs
+# cases/96-fq-wheel.sh asserts bounds on), in guest instructions: the
+# median re-timing send with EX_WHEEL_RETIME far flows; the first send and
+# the first release (a task's wakeup lateness) of 1000 flows after 1 ms
+# and after EX_WHEEL_IDLE seconds of idle; the largest wakeup lateness of a
+# task while 30 or 30k far flows wait and the clock crosses its ranges,
+# and while 10k far flows come due; the release of 64 or 1000 flows of one
+# 8 us slot, per flow. No pfifo counterpart: fq alone holds flows.
+t_wheel() {
+	local n i out
+	# shellcheck source=tests/lib-wheel.sh
+	. "$T/lib-wheel.sh"
+	wh_setup
+	for n in $EX_WHEEL_RETIME; do
+		out=$(whc retime -n "$n" -k 64)
+		row wheel "retime-$n" retime_insn "$(kv_of "$out" retime median_ns)" insn
+	done
+	for i in 0.001 "$EX_WHEEL_IDLE"; do
+		out=$(whc idle -n 1000 -i "$i")
+		row wheel "idle-$i" first_send_insn "$(kv_of "$out" idle first_send_ns)" insn
+		row wheel "idle-$i" first_release_insn "$(kv_of "$out" idle first_release_late_ns)" insn
+	done
+	for n in 30 30000; do
+		out=$(whc late -n "$n" -a 60 -s 1 -w 2.5 -t 500 -P)
+		row wheel "crossing-$n" max_late_insn "$(kv_of "$out" late max_late_ns)" insn
+	done
+	out=$(whc late -n 10000 -a 60 -s 20 -w 82 -t 1000)
+	row wheel fardue-10000 max_late_insn "$(kv_of "$out" late max_late_ns)" insn
+	for n in 64 1000; do
+		out=$(whc crowded -n "$n")
+		row wheel "crowded-$n" release_insn_per_flow "$(kv_of "$out" crowded per_flow_ns)" insn
+	done
+}

@@ -2,12 +2,14 @@
 # net.ipv4.tcp_min_tso_segs: per-netns u8 in 1..255, default 2.
 CASE_TIMEOUT=60
 
+# A new network namespace has tcp_min_tso_segs 2.
 t_min_tso_segs_default() {
 	ip netns add a
 	v=$(nsysctl a net.ipv4.tcp_min_tso_segs)
 	[ "$v" = 2 ] || fail "tcp_min_tso_segs in a new netns is '$v', want 2"
 }
 
+# 1, 255 and 44 are accepted and read back as written.
 t_min_tso_segs_accepts_range() {
 	ip netns add a
 	for v in 1 255 44; do
@@ -18,6 +20,8 @@ t_min_tso_segs_accepts_range() {
 	done
 }
 
+# 0, 256, -1, abc and 1000, written through /proc, are EINVAL and leave
+# the value (7) as it was.
 t_min_tso_segs_rejects_bad() {
 	ip netns add a
 	ip netns exec a sysctl -qw net.ipv4.tcp_min_tso_segs=7
@@ -30,6 +34,7 @@ t_min_tso_segs_rejects_bad() {
 	done
 }
 
+# A write in one namespace changes neither another namespace nor init_net.
 t_min_tso_segs_per_netns() {
 	ip netns add a
 	ip netns add b

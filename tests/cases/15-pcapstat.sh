@@ -66,6 +66,9 @@ gen() {
 	printf '%s\n' "$SPEC" | pcapgen "$@" "$out" || fail "pcapgen $* failed"
 }
 
+# Every statistic of the synthetic capture is exact: in full, cut to a
+# snaplen of 128 (sizes come from the original length) and with
+# nanosecond times; the per-packet CSV has one row per data packet.
 t_pcapstat_exact() {
 	d=$R/data/pcapstat
 	mkdir -p "$d"
@@ -85,6 +88,9 @@ t_pcapstat_exact() {
 	[ "$row" = "2000.000,198.18.0.1:40000>198.18.0.2:5201,64000,1000.000" ] || fail "CSV row 6 is '$row'"
 }
 
+# A tcpdump-style filter selects one flow, a 2 ms window finds the
+# largest burst, a `less` filter changes the byte median, an empty
+# selection gives zeros and a bad filter is an error.
 t_pcapstat_filter_window() {
 	d=$R/data/pcapstat
 	mkdir -p "$d"

@@ -43,6 +43,8 @@ judge() {
 	approx "$med" "$want" 5 || fail "median pacing ratio $med%, want $want%"
 }
 
+# Slow start (reno, cwnd locked at 40): 90 % of the ss samples within
+# 10 % of 200 % x cwnd x mss / rtt, their median within 5 % of 200 %.
 t_slow_start_ratio() {
 	tcp_topo 10ms
 	# No ssthresh: the flow stays in slow start, clamped at cwnd 40. Reno,
@@ -56,6 +58,8 @@ t_slow_start_ratio() {
 	[ "$(kv "$R/data/ss.txt" cwnd_max)" -le 40 ] || fail "cwnd above the locked 40"
 }
 
+# Congestion avoidance (cwnd 40, ssthresh locked at 20, cubic): the same
+# at 120 %, tcp_pacing_ca_ratio's default.
 t_congestion_avoidance_ratio() {
 	tcp_topo 10ms
 	# The ssthresh metric is ignored unless saving it is on (default off).
@@ -67,6 +71,8 @@ t_congestion_avoidance_ratio() {
 	judge "$R/data/ca.txt" ca 120
 }
 
+# tcp_pacing_ca_ratio 200 in the sender's namespace: the congestion
+# avoidance rate follows it (200 %), and init_net keeps 120.
 t_ca_ratio_sysctl() {
 	tcp_topo 10ms
 	sn sysctl -qw net.ipv4.tcp_no_ssthresh_metrics_save=0
@@ -79,6 +85,9 @@ t_ca_ratio_sysctl() {
 	[ "$(sysctl -n net.ipv4.tcp_pacing_ca_ratio)" = 120 ] || fail "the snd netns write leaked into init_net"
 }
 
+# SO_MAX_PACING_RATE 20 Mbit/s (iperf3 --fq-rate): no sample paces above
+# it, at least half are capped, 90 % read min(formula, 20 Mbit/s), and
+# TCP's internal pacing (no fq) holds the goodput under 20 Mbit/s.
 t_max_pacing_rate_cap() {
 	tcp_topo 10ms
 	# Uncapped this flow would pace at 2 * cwnd * mss / rtt, far above the

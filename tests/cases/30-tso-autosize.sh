@@ -34,6 +34,10 @@ tso_run() {
 	cat "$R/data/$name.stat"
 }
 
+# At 20 Mbit/s (SO_MAX_PACING_RATE), with and without fq: GSO packets of
+# two segments (median and p90 at most 2 x MSS, median above 1 MSS:
+# tcp_min_tso_segs 2 decides, 1 ms of data is less), sent at most at the
+# cap.
 t_low_rate_small_gso() {
 	tcp_topo 10ms
 	for q in none fq; do
@@ -53,6 +57,9 @@ t_low_rate_small_gso() {
 	done
 }
 
+# Uncapped, the pacing rate reaches hundreds of Mbit/s: the largest GSO
+# packet is 40000 B or more and half the bytes go in packets of 16 KB or
+# more.
 t_high_rate_big_gso() {
 	tcp_topo 10ms
 	# Uncapped: pacing_rate reaches hundreds of Mbit/s even under TCG, so
@@ -64,6 +71,8 @@ t_high_rate_big_gso() {
 	[ "$bmed" -ge 16384 ] || fail "half the bytes in GSO packets < $bmed B at $bps bit/s, want >= 16 KB"
 }
 
+# tcp_min_tso_segs 44 at 20 Mbit/s, with and without fq: back to ~64 KB
+# bursts (byte median 40000 B or more, none above 44 segments).
 t_min_tso_segs_44() {
 	tcp_topo 10ms
 	# The same 20 Mbit/s cap as t_low_rate_small_gso, but 44 segments is

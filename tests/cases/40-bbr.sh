@@ -6,6 +6,9 @@
 . "$T/lib-tcp.sh"
 CASE_TIMEOUT=90
 
+# A 4 MB BBR transfer through fq arrives whole; the sender had a pacing
+# rate (BBR's own), fq throttled the flow at least once and kept a flow
+# for it.
 t_bbr_through_fq() {
 	tcp_topo 10ms
 	sn tc qdisc add dev veth0 root fq
@@ -42,6 +45,9 @@ gso_run() {
 	cat "$R/data/$name.stat"
 }
 
+# At 1 Mbit/s BBR's min_tso_segs hook gives 1-segment GSO packets whatever
+# tcp_min_tso_segs says (2 or 44); cubic follows the sysctl (2 segments,
+# then 10 or more).
 t_bbr_min_tso_segs() {
 	tcp_topo 10ms
 	sn tc qdisc add dev veth0 root fq

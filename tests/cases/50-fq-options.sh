@@ -25,6 +25,10 @@ if bad:
     sys.exit(1)' "$@"
 }
 
+# A fresh fq shows 6.1's defaults, in tc's JSON and its text: limit
+# 10000, flow_limit 100, 1024 buckets, orphan_mask 1023, quantum 3028,
+# initial_quantum 15140, low_rate_threshold 68750 B/s, refill_delay
+# 40 ms, timer_slack 10 us, horizon 10 s with horizon_drop.
 t_defaults() {
 	topo
 	sn tc qdisc add dev veth0 root fq
@@ -45,6 +49,8 @@ t_defaults() {
 	done
 }
 
+# An add with every option reads every value back; then each option
+# alone through `change` reads back and moves nothing else.
 t_roundtrip() {
 	topo
 	# Values chosen to survive jiffies rounding: refill_delay is kept in
@@ -167,6 +173,12 @@ quantum_clamped() {
 	sn tc qdisc change dev veth0 root fq quantum 5000
 }
 
+# Values tc and raw netlink can send that the kernel must refuse
+# (quantum 0, 2^31, 2^20 + 1; initial_quantum above INT_MAX; buckets_log
+# 0, 19, 32; rate_enable 2; attributes shorter than their type) are
+# refused with the kernel's errno and change nothing; the boundaries
+# themselves are accepted. 7.2 clamps quantum instead: there it reads
+# back 256 or 2^20.
 t_bad_input() {
 	local q
 	topo

@@ -7,6 +7,10 @@ CASE_TIMEOUT=150
 # shellcheck source=tests/demo/demo-lib.bash
 . "$T/demo/demo-lib.bash"
 
+# A 200 KB response: fq spaces its GSO packets at the pacing rate
+# (median gap 500 us or more, and 1.5 x pfifo's); pfifo sends them back
+# to back. The largest 1 ms burst is logged, not judged (it measures
+# the host).
 t_rr_response_spread() {
 	local d burst_pfifo burst_fq gap_pfifo gap_fq
 	d=$(ddir spacing-assert)

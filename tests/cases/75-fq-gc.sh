@@ -15,6 +15,11 @@ CASE_TIMEOUT=90
 # fg JSON: "FLOWS GC INACTIVE" of the root fq in a snapshot
 fg() { echo "$(qv "$1" fq flows) $(qv "$1" fq gc) $(qv "$1" fq inactive)"; }
 
+# 10000 unconnected-UDP flows kept young (maxrate keeps them off the fast
+# path): a rehash to 2048 buckets keeps every one and gc collects none;
+# idle for 3.5 s nothing changes; then 3000 new ports' lookups collect
+# 1000 or more aged flows, the flow count falls, a rehash to 256 buckets
+# keeps the young ones, and flows + gc grows only by the flows made.
 t_gc_and_rehash() {
 	topo
 	quiet_link

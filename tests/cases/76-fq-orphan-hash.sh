@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Packets without a usable socket (here an unconnected UDP socket's) are fq
-# flows by hash & orphan_mask. Patch 3 hashes plain IPv4 TCP and UDP itself
-# (addresses, protocol, ports) and leaves every other packet to
+# flows by hash & orphan_mask. Patch 3 hashes plain IPv4 and IPv6 TCP and
+# UDP itself (addresses, protocol, ports) and leaves every other packet to
 # skb_get_hash(), as 6.1 did for all; the net-next series on 7.2 hashes
 # IPv4 and IPv6 TCP and UDP itself, whatever skb->hash says. Either way a
 # 5-tuple must stay one flow and 5-tuples must stay apart; a fragmented
@@ -46,19 +46,25 @@ oh_setup() {
 # Each udpflows run is one new socket, with a source port of its own: 5
 # datagrams to each of 2000 ports are 2000 5-tuples of 5 packets each.
 
+# 5 datagrams to each of 2000 IPv4 ports make 1995-2000 flows: one per
+# 5-tuple, not one per packet, and 5-tuples apart.
 t_ipv4_ports_apart() {
 	oh_setup
 	# The series' own hash: one flow per 5-tuple, not per packet.
 	oh_send 1995 2000 ipv4 -d "$RCV_IP" -p 20000 -n 2000 -c 10000 -l 64
 }
 
+# The same over IPv6: 1995-2006 flows (the new link's router
+# solicitations and MLD reports may add a few: 4 seen on 7.2).
 t_ipv6_ports_apart() {
 	oh_setup v6
-	# skb_get_hash(), as in 6.1. The new link's router solicitations and
-	# MLD reports may add a few flows (4 seen on 7.2).
+	# The series' own hash too (6.1: skb_get_hash()). The new link's router
+	# solicitations and MLD reports may add a few flows (4 seen on 7.2).
 	oh_send 1995 2006 ipv6 -6 -d "$RCV_IP6" -p 20000 -n 2000 -c 10000 -l 64
 }
 
+# 3000-byte datagrams to 50 ports, 3 fragments each with no ports to
+# hash: exactly one flow, so no fragment overtakes another.
 t_fragments_one_flow() {
 	oh_setup
 	# 3000-byte datagrams over a 1500-byte MTU: 3 fragments each, none

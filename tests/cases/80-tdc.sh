@@ -36,6 +36,7 @@ tdc_run() {
 	[ "$ok" = "$want" ] || fail "$ok of $want tdc $name tests passed ($nok failed, $skp skipped)"
 }
 
+# The tree's own tc-testing fq.json (at least 18 tests) all pass.
 t_tdc_fq() {
 	tdc_run fq "$T/../tdc/tc-tests/qdiscs/fq.json" 18
 }

@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Bad netlink input for fq (tests/src/nlfuzz.c): every TCA_FQ_* attribute at
+# Bad netlink input for fq (tests/src/nlfuzz/): every TCA_FQ_* attribute at
 # edge values, truncated/oversized/unknown/nested-garbage attributes, mixes of
 # good and bad ones, through create, change and replace. Each answer and each
 # read-back must match the robustness contract for this kernel (nlfuzz exits
@@ -20,6 +20,9 @@ nlfuzz_check() {
 	fi
 }
 
+# nlfuzz --print-contract writes the contract (docs/testing.md,
+# robustness contract, table A) to results/data/nlfuzz-contract.tsv:
+# more than 200 messages.
 t_contract_table() {
 	# The expected answers for both kernels, for docs/testing.md (robustness contract).
 	nlfuzz --print-contract >"$R/data/nlfuzz-contract.tsv"
@@ -28,6 +31,10 @@ t_contract_table() {
 	[ "$n" -gt 200 ] || fail "contract table has only $n rows"
 }
 
+# Every message of table A to fq on a dummy device, in create, change
+# and replace mode (3 x 211 = 633): each answer and each read-back is
+# the contract's for this kernel, and a default fq is left that passes
+# packets.
 t_dummy() {
 	ip netns add a
 	ip -n a link add dummy0 type dummy
@@ -41,6 +48,8 @@ t_dummy() {
 		fail "no fq left on dummy0 after the fuzz"
 }
 
+# The same 633 messages on the fq root of a veth carrying a TCP bulk
+# flow: the flow survives and data still moves through fq afterwards.
 t_veth_traffic() {
 	# Same messages on the fq of a veth carrying a TCP bulk flow: options
 	# change under traffic, the qdisc is deleted and recreated ~210 times.
@@ -65,6 +74,11 @@ t_veth_traffic() {
 	nlfuzz_check "$log" "$rc"
 }
 
+# fq under a 1 Mbit/s tbf, kept full (~2000 packets) by a UDP flood:
+# limit lowered to 1000, 100, 1, 0; limit 1 with quantum 0; limit 10 with
+# buckets_log 18; buckets_log 1 with packets queued (table B). Each
+# answer is the contract's, tbf's qlen follows fq's after every step and
+# the drops are counted.
 t_limit_under_load() {
 	# fq as the child of a slow tbf (veth gives no backpressure), kept full by
 	# a UDP flood; then limit is lowered (to 1000, 100, 1, 0), also mixed

@@ -50,6 +50,10 @@ ip link set veth0 up
 OPS
 }
 
+# Table C of the robustness contract under 8 TCP and 1000 UDP flows:
+# every operation succeeds, no TCP byte is lost or corrupted, no fq flow
+# stays allocated once the qdisc is gone, and a fresh fq's counters
+# reconcile exactly with what was offered.
 t_churn_under_load() {
 	topo
 	rb_quiet_v6 snd veth0

@@ -29,6 +29,14 @@ SCALE_FLOWS=1000000
 # our series (an idle fq sends unpaced packets without making flows).
 SCALE_ARGS=(fq buckets 65536 orphan_mask 16777215 limit 100000 maxrate 30gbit)
 
+# 1,000,016 one-packet UDP 4-tuples from pktgen through one fq (buckets
+# 65536, orphan_mask 2^24-1) on a dummy: pktgen finishes, no OOM,
+# pktgen's count = fq sent + dropped = the device's tx_packets, the table
+# peaks above 100000 flows (on 7.2, above the last 3 s of flows), objects
+# of 96 B on the series and 128 B on stock, bytes per flow at the peak
+# within 1-1.25 x the object (1.5 x on a debug kernel); after 4 s of
+# silence 100000 new flows make gc reclaim more than 100000 stale ones;
+# after `tc qdisc del` the slab is back to its baseline.
 t_million_flows() {
 	local p a count st=$R/data/scale.stats slab0 bytes0 flows peak=0 peak_bytes=0 \
 		bytes avail0 avail_min m t0 sent dropped tx gc0 gc1 idle back bpf osz limit \

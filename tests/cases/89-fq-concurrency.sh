@@ -52,6 +52,11 @@ ce_threshold 1ms
 OPS
 }
 
+# pktgen on both vCPUs sends the same 20000 flows into one fq while 48
+# (debug kernel: 24) `tc qdisc change`, each followed by a `tc -s` dump,
+# walk every option: no change or dump fails or hangs, pktgen's
+# accepted + refused = fq sent + dropped + queued, and the device sent
+# what fq sent (stock counts limit trims as sent: a NOTE).
 t_two_cpus_change_loop() {
 	local ops=() i op n=0 bad=0 a0 r0 a1 r1 st sent dropped qlen tx
 	[ "$(nproc)" -ge 2 ] || skip "one vCPU: no second sender CPU"

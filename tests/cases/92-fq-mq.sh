@@ -54,6 +54,12 @@ rate_ok() {
 		fail "$what: leaf $h sent $r bit/s, want $flows x $per = $want"
 }
 
+# mq over a 4-queue veth, fq maxrate 200kbit per queue, a sender on each
+# vCPU: every queue carries flows and each leaf sends at flows x
+# maxrate (-12/+5 %); a change of one leaf and a replace of another
+# under load leave the other two alone and run at their new rates; a
+# counted burst afterwards adds up from the leaves to mq and to veth0's
+# tx_packets.
 t_mq_per_queue_fq() {
 	local a b c d e f i sum k ta tb td te
 	[ "$(nproc)" -ge 2 ] || skip "one vCPU: the case needs a sender on each of two CPUs"

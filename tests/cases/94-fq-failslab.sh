@@ -26,6 +26,12 @@
 # nothing, traffic must go on and add up, and the same change must
 # then succeed and keep every flow. The flow case marks pktgen's thread
 # alone, so the flagged kmalloc-4k fails nowhere else either.
+# The throttled set (wheel_alloc_failure): the series' timing wheel, a
+# kmalloc-8k object, is allocated when a flow first has to wait, in
+# dequeue (GFP_ATOMIC). With that allocation failing, a packet that would
+# wait goes at once and counts an allocation error; nothing is held or
+# lost, the counters reconcile, and with failures off the same qdisc gets
+# its wheel and paces again. Stock 6.1 and 7.2 allocate nothing there.
 # shellcheck source=tests/lib-pktgen.sh
 . "$T/lib-pktgen.sh"
 # shellcheck source=tests/lib-fq.sh
@@ -36,6 +42,8 @@ FS_FLOWS=20000
 FS=/sys/kernel/debug/failslab
 FS_CACHE=/sys/kernel/slab/fq_flow_cache/failslab
 FS_TABLE_CACHE=/sys/kernel/slab/kmalloc-4k/failslab
+FS_WHEEL_CACHE=/sys/kernel/slab/kmalloc-8k/failslab
+FS_WHEEL_PKTS=200
 
 # fs_set KEY=VALUE...: failslab's debugfs attributes.
 fs_set() {
@@ -59,7 +67,7 @@ fs_off() {
 fs_flagged() {
 	[ -e "$1" ] || fail "no $1 ($2 merged or absent)"
 	[ "$(cat "$1")" = 1 ] ||
-		fail "$2 is not flagged for failslab (boot-and-test.sh boots the debug kernel with slub_debug=A,fq_flow_cache,kmalloc-4k)"
+		fail "$2 is not flagged for failslab (boot-and-test.sh boots the debug kernel with slub_debug=A,fq_flow_cache,kmalloc-4k,kmalloc-8k)"
 }
 
 # pg_thread_fails: only pktgen's thread (kpktgend_0, where its
@@ -80,6 +88,12 @@ fs_run() {
 	pg_wait
 }
 
+# failslab fails 30 % of fq_flow_cache allocations in pktgen's thread
+# while it offers 20000 new flows: every failure is counted in
+# allocation_errors, flows made + errors account for every tuple,
+# pktgen's accepted + refused = fq sent + dropped + queued and the device
+# sent what fq sent; with failures off the same fq makes 20000 flows and
+# no error; after `tc qdisc del` the slab is back to its baseline.
 t_flow_alloc_failures() {
 	local st=$R/data/fs.stats slab0 e1 e2 f1 f2 m1 m2 acc ref sent dropped qlen tx
 	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
@@ -129,6 +143,11 @@ t_flow_alloc_failures() {
 	[ "$e1" -le "$slab0" ] || fail "fq_flow_cache holds $e1 objects after the delete, $slab0 before"
 }
 
+# The bucket table's allocation fails in change() (512 buckets: a
+# kmalloc-4k table, every such allocation of that request failing): the
+# change answers ENOMEM and changes nothing (64 buckets, flows + gc
+# unchanged), the next 20000 flows pass and add up, and the same change
+# with failures off succeeds and keeps every flow.
 t_table_alloc_failure() {
 	local st=$R/data/fs-table.stats out rc f0 f1 m1 acc ref sent dropped qlen tx
 	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
@@ -184,5 +203,83 @@ t_table_alloc_failure() {
 	say "512 buckets: $(kv "$st" flows) flows, gc $(kv "$st" gc) (before: $f1 flows, flows + gc $m1)"
 	[ $(($(kv "$st" flows) + $(kv "$st" gc))) = "$m1" ] ||
 		fail "the resize lost flows: $(kv "$st" flows) + gc $(kv "$st" gc) != $m1"
+	tc qdisc del dev "$PG_DEV" root
+}
+
+# fs_pg_drained: pg0's fq holds nothing, within 30 s (scaled).
+fs_pg_drained() {
+	local end=$(($(date +%s) + 30 * ${FQP_TIMEOUT_SCALE:-1}))
+	while [ "$(fqsv "$("$BIN/fqstats" "$PG_DEV")" qlen)" != 0 ]; do
+		[ "$(date +%s)" -le "$end" ] || fail "pg0's fq still holds packets: $("$BIN/fqstats" "$PG_DEV" | tr '\n' ' ')"
+		sleep 0.2
+	done
+}
+
+# fs_pg_reconciles WHAT: what pktgen offered in its last run (accepted +
+# refused) is what fq sent, dropped and holds beyond BASE (its sent +
+# dropped before the run), and the device sent what fq sent.
+fs_pg_reconciles() {
+	local st acc ref sent dropped qlen tx
+	st=$("$BIN/fqstats" "$PG_DEV")
+	read -r acc ref < <(pg_counts "$PG/$PG_DEV")
+	sent=$(fqsv "$st" packets) dropped=$(fqsv "$st" drops) qlen=$(fqsv "$st" qlen)
+	tx=$(pg_txpkts)
+	say "$1: pktgen accepted $acc refused $ref; fq sent $sent dropped $dropped queued $qlen (before: $2); dummy tx $tx"
+	[ $((acc + ref)) = $((sent + dropped + qlen - $2)) ] ||
+		fail "$1: offered $((acc + ref)) != fq sent $sent + dropped $dropped + queued $qlen - $2 before"
+	[ "$tx" = "$sent" ] || fail "$1: the device sent $tx, fq counts $sent"
+}
+
+# One flow at maxrate 512kbit (every packet waits) while every
+# kmalloc-8k allocation of pktgen's thread fails: on the series each
+# packet that would have waited is sent at once and counted in
+# allocation_errors, nothing is throttled, and the books close; with
+# failures off the same qdisc gets its wheel and paces again. Stock
+# kernels allocate their throttled set with the qdisc: no error there.
+t_wheel_alloc_failure() {
+	local st e1 e2 t1 t2 lazy=1 before
+	[ -d "$FS" ] || fail "no $FS: the debug config must set CONFIG_FAILSLAB and CONFIG_FAULT_INJECTION_DEBUG_FS"
+	trap fs_off EXIT
+	trap 'exit 1' TERM
+	fs_flagged "$FS_WHEEL_CACHE" kmalloc-8k
+	! kernel_is stock61 stock72 || lazy=0
+	# One flow at a maxrate under low_rate_threshold: a 1 ms wait after
+	# every packet.
+	pg_setup fq maxrate 512kbit
+	pg_config 1 64 "$FS_WHEEL_PKTS"
+	fs_set cache-filter=Y task-filter=Y ignore-gfp-wait=Y times=-1 interval=1 verbose=0 space=0
+	pg_thread_fails
+	fs_set probability=100
+	pg_start
+	pg_wait
+	fs_off
+	fs_pg_drained
+	fs_pg_reconciles "failing" 0
+	st=$("$BIN/fqstats" "$PG_DEV")
+	e1=$(fqsv "$st" allocation_errors) t1=$(fqsv "$st" throttled)
+	before=$(($(fqsv "$st" packets) + $(fqsv "$st" drops)))
+	say "wheel allocation failing: $FS_WHEEL_PKTS packets, allocation_errors $e1, throttled $t1"
+	if [ "$lazy" = 1 ]; then
+		# Every packet after the first would have waited.
+		[ "$e1" -ge $((FS_WHEEL_PKTS / 2)) ] ||
+			fail "only $e1 allocation errors counted for $FS_WHEEL_PKTS packets that had to wait"
+		[ "$t1" = 0 ] || fail "$t1 flows throttled with no wheel to throttle them in"
+	else
+		kernel_note "no allocation when a flow waits: its throttled set is allocated with the qdisc"
+		[ "$e1" = 0 ] || fail "$e1 allocation errors: nothing of fq's is allocated when a flow waits here"
+		[ "$t1" -gt 0 ] || fail "nothing throttled at maxrate 512kbit"
+	fi
+	# Failures off: the same qdisc gets its wheel and paces again.
+	pg_config 1 64 "$FS_WHEEL_PKTS"
+	pg_start
+	pg_wait
+	fs_pg_drained
+	fs_pg_reconciles "failures off" "$before"
+	st=$("$BIN/fqstats" "$PG_DEV")
+	e2=$(fqsv "$st" allocation_errors) t2=$(fqsv "$st" throttled)
+	say "failures off: $FS_WHEEL_PKTS more packets, allocation_errors $e2, throttled $t2"
+	[ "$e2" = "$e1" ] || fail "allocation_errors grew from $e1 to $e2 with failures off"
+	[ "$t2" -gt $((t1 + FS_WHEEL_PKTS / 2)) ] ||
+		fail "throttled grew from $t1 to $t2 only: the qdisc did not pace again"
 	tc qdisc del dev "$PG_DEV" root
 }

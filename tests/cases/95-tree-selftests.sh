@@ -97,6 +97,10 @@ t_so_txtime_etf() {
 	skip "no etf qdisc in this kernel (CONFIG_NET_SCH_ETF is not in the fragments: etf is not fq and the series does not touch it); so_txtime.sh skipped its etf half"
 }
 
+# The tree's bpf/test_tc_edt.sh (its BPF program built here): one TCP
+# flow paced to 5 MB/s by a tc program that sets skb->tstamp, fq
+# enforcing it; the receiver's bytes over 20 s within 1 % of the rate
+# (the script's own verdict).
 t_test_tc_edt() {
 	local out=$R/data/test_tc_edt.txt rc=0
 	st_prepare test_tc_edt.sh 's/172\.16\.([12])\.100/198.18.\1.100/g'
@@ -110,6 +114,8 @@ t_test_tc_edt() {
 	grep -q '^PASS' "$out" || fail "test_tc_edt.sh did not say PASS"
 }
 
+# 7.2's own net/fq_band_pktlimit.sh (the script's own verdict): a band's
+# packet limit. 6.1's tree has no such script: SKIP there.
 t_fq_band_pktlimit() {
 	local out=$R/data/fq_band_pktlimit.txt rc=0
 	st_prepare fq_band_pktlimit.sh 's/fdaa::/2001:db8:aa::/g'

@@ -13,7 +13,14 @@
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/../../scripts/lib.sh"
 
-[ $# = 0 ] || { echo "usage: $0" >&2; exit 2; }
+usage() {
+	cat <<USAGE
+usage: $0
+Checks scripts/send-series.sh's dry run for every series (nothing is sent);
+TAP. Logs: \$FQP_CACHE/logs/send-series-selftest/.
+USAGE
+}
+no_options "$@"
 ensure_packages git git-email b4
 export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=sendemail.smtpServer GIT_CONFIG_VALUE_0=/bin/false
 if [ -z "$(sender_ident)" ]; then
@@ -48,23 +55,18 @@ for s in 6.1 net-next net stable-6.1 stable-6.12; do
 	esac
 done
 
-n=0 pass=0 failn=0
-# check NAME DETAIL CMD...: one TAP line; DETAIL (and the logs) on failure.
+# check NAME DETAIL CMD...: one result line; DETAIL and the log's end on failure.
 check() {
 	local name=$1 detail=$2
 	shift 2
-	n=$((n + 1))
 	if "$@" >>"$logdir/$name.log" 2>&1 </dev/null; then
-		echo "ok $n send_series_$name"
-		pass=$((pass + 1))
+		tap_result 0 "send_series_$name"
 	else
-		echo "# $detail (log: $logdir/$name.log)"
-		echo "not ok $n send_series_$name"
-		failn=$((failn + 1))
+		echo "# $detail"
+		tap_result 1 "send_series_$name" "$logdir/$name.log"
 	fi
 }
-echo "TAP version 13"
-echo "1..$((6 * ${#SERIES[@]} + 2))"
+tap_header "$((6 * ${#SERIES[@]} + 2))"
 
 # The subject tag each series' mails carry, and its list.
 tag_of() {
@@ -204,5 +206,4 @@ check send_refuses_placeholder "--send did not refuse the placeholder identity" 
 	refuses 'placeholder' GIT_AUTHOR_NAME="$FQP_PLACEHOLDER_NAME" GIT_AUTHOR_EMAIL="$FQP_PLACEHOLDER_EMAIL"
 check send_refuses_unset "--send did not refuse without an identity" \
 	refuses 'no identity is configured' -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL HOME="$scratch" GIT_CONFIG_NOSYSTEM=1
-echo "$pass passed, $failn failed"
-[ "$failn" = 0 ]
+tap_summary

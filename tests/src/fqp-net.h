@@ -9,6 +9,11 @@
 #include <string.h>
 #include <stdint.h>
 #include <sys/socket.h>
+#include <linux/net_tstamp.h>
+
+#ifndef SO_TXTIME
+#define SO_TXTIME 61
+#endif
 #include <time.h>
 
 /* Fill *ss for ADDR (IPv4 or IPv6 literal) and PORT; returns its length.
@@ -62,6 +67,24 @@ static inline uint64_t now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Point @m's control data at @cbuf (CMSG_SPACE(8) bytes) holding one
+ * SCM_TXTIME of @when: the datagram's departure time (SO_TXTIME).
+ */
+static inline void put_txtime(struct msghdr *m, char *cbuf, size_t len,
+			      uint64_t when)
+{
+	struct cmsghdr *c;
+
+	memset(cbuf, 0, len);
+	m->msg_control = cbuf;
+	m->msg_controllen = len;
+	c = CMSG_FIRSTHDR(m);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SO_TXTIME; /* SCM_TXTIME is SO_TXTIME */
+	c->cmsg_len = CMSG_LEN(sizeof(when));
+	memcpy(CMSG_DATA(c), &when, sizeof(when));
 }
 
 /* A failed system call: its errno, and exit 1 (2 is for usage errors). */

@@ -180,18 +180,9 @@ static int do_send(const char *addr, int port, int nflows, int conn,
 			m.msg_name = ss;
 			m.msg_namelen = sl;
 		}
-		if (txtime_us > 0) {
-			struct cmsghdr *c;
-			uint64_t when = t0 + i * (uint64_t)txtime_us * 1000;
-
-			m.msg_control = cbuf;
-			m.msg_controllen = sizeof(cbuf);
-			c = CMSG_FIRSTHDR(&m);
-			c->cmsg_level = SOL_SOCKET;
-			c->cmsg_type = SCM_TXTIME;
-			c->cmsg_len = CMSG_LEN(sizeof(when));
-			memcpy(CMSG_DATA(c), &when, sizeof(when));
-		}
+		if (txtime_us > 0)
+			put_txtime(&m, cbuf, sizeof(cbuf),
+				   t0 + i * (uint64_t)txtime_us * 1000);
 		h->magic = MAGIC;
 		h->cls = is_hp;
 		h->seq = i;

@@ -17,6 +17,8 @@
  *                       1 s before the first of them and each of K more 1 us
  *                       earlier than the last: every send re-times the
  *                       earliest far flow.
+ *                       K below fq's flow_limit (default 100), or the rest
+ *                       are drops.
  *                       Prints the median ns per re-timing send, and per
  *                       send of a datagram due at once (no txtime).
  *   idle -n N -i S      One flow throttled for 100 us and released, S
@@ -32,8 +34,9 @@
  *                       -t us (absolute times, default 1000) for -w seconds
  *                       and prints the largest lateness and when it was.
  *                       -P: each wakeup also sends one datagram on a socket
- *                       paced at 1.5 MB/s, so that the wheel's clock moves
- *                       across its ranges while the far flows wait.
+ *                       paced at 100 kB/s (a wait after every packet), so
+ *                       that the wheel's clock moves across its ranges
+ *                       while the far flows wait.
  *   crowded -n N        N flows whose datagrams are due within one 8 us
  *                       span; a task timed 1 us after its end prints its
  *                       lateness (the release of all N), per flow too.
@@ -111,19 +114,10 @@ static uint64_t send_at(int fd, uint64_t when)
 	char buf[64] = "wheelcost", cbuf[CMSG_SPACE(sizeof(uint64_t))];
 	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *cm;
 	uint64_t t0;
 
-	if (when) {
-		memset(cbuf, 0, sizeof(cbuf));
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_TXTIME;
-		cm->cmsg_len = CMSG_LEN(sizeof(uint64_t));
-		memcpy(CMSG_DATA(cm), &when, sizeof(when));
-	}
+	if (when)
+		put_txtime(&msg, cbuf, sizeof(cbuf), when);
 	t0 = now_ns();
 	if (sendmsg(fd, &msg, 0) != (ssize_t)sizeof(buf))
 		die("sendmsg");
@@ -194,9 +188,9 @@ static void mode_retime(unsigned int n, unsigned int k)
 	if (!ns)
 		die("calloc");
 	s = flow_socket(1);
-	/* Before the first far flow, however long their sends took (10k
-	 * sockets take most of a second): now + 59 s would come after them,
-	 * and re-timing a flow that is not the earliest costs no search.
+	/* Before the first far flow, however long their sends took (100k
+	 * sockets take over a second): now + 59 s could come after them, and
+	 * re-timing a flow that is not the earliest costs no search.
 	 */
 	when = t + 59 * NSEC;
 	send_at(s, when);
@@ -252,7 +246,10 @@ static void mode_late(unsigned int n, double ahead, double spread,
 		      double watch, unsigned int step_us, int paced)
 {
 	uint64_t t0 = now_ns(), t, end, late, worst = 0, worst_at = 0, wakes = 0;
-	uint64_t rate = 1500000;
+	/* ~1 ms per 106-byte frame: below low_rate_threshold, so every
+	 * packet waits and the wheel's clock moves with each release.
+	 */
+	uint64_t rate = 100000;
 	int *fd, p = -1;
 
 	fd = far_flows(n, t0 + (uint64_t)(ahead * NSEC),
