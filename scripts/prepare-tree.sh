@@ -77,6 +77,14 @@ want=$(series_hash)
 if [ "$force" = 1 ] || [ ! -f "$FQP_PATCHED/.fqp-unpacked" ]; then
 	fresh_copy
 elif [ "$(cat "$FQP_PATCHED/.fqp-series" 2>/dev/null)" = "$want" ]; then
+	# Under the tree's lock, a patch left unapplied is a prefix build
+	# (scripts/lib.sh build_upstream_prefix) that was stopped mid-way.
+	if [ -n "$(cd "$FQP_PATCHED" && quilt unapplied 2>/dev/null)" ]; then
+		log "patched tree was left at a prefix of the series: pushing the rest"
+		(cd "$FQP_PATCHED" && quilt push -q -a) >"$FQP_CACHE/logs/quilt-push.log" 2>&1 ||
+			die "quilt push -a failed in $FQP_PATCHED (log: $FQP_CACHE/logs/quilt-push.log)" "re-run scripts/prepare-tree.sh --force"
+		quilt_touch "$FQP_PATCHED"
+	fi
 	log "patched tree is up to date with the series ($want)"
 	exit 0
 else

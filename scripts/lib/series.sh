@@ -82,7 +82,10 @@ build_upstream_prefix() {
 		[ ! -f "$FQP_ROOT/patches/net/series" ] || nnet=$(series_file_patches "$FQP_ROOT/patches/net/series" | wc -l)
 		total=$(series_patches | wc -l) level=$((nnet + n))
 		[ "$level" -le "$total" ] || die "patched72-$n: there are only $((total - nnet)) net-next patches" "pick N <= $((total - nnet))"
-		(cd "$FQP_PATCHED" && if [ "$level" = 0 ]; then quilt pop -q -a; else
+		# A run stopped between its pop and its push leaves the tree at a
+		# prefix: push the rest first, so that the pop below has work.
+		(cd "$FQP_PATCHED" && if [ -n "$(quilt unapplied 2>/dev/null)" ]; then quilt push -q -a; fi &&
+			if [ "$level" = 0 ]; then quilt pop -q -a; else
 			quilt pop -q "$(series_patches | sed -n "${level}p")" || [ "$level" = "$total" ]; fi
 		) >"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
 			die "quilt pop to patch $level failed (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
