@@ -20,7 +20,7 @@ ensure_packages shellcheck python3
 cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
-tap_header "$((${#shells[@]} + ${#pys[@]} + 8))"
+tap_header "$((${#shells[@]} + ${#pys[@]} + 9))"
 # result NAME RC OUTPUT: one result line for a check; a failed check's
 # output (its first 60 lines) goes before it as diagnostics.
 result() {
@@ -59,6 +59,17 @@ result facts "$rc" "$out"
 out=$(python3 scripts/facts.py --check-export patches/0000-cover-letter.patch patches/cover-letter.in 2>&1) && rc=0 ||
 	{ rc=1 out+=" (re-export: scripts/refresh-patches.sh)"; }
 result cover_letters_exported "$rc" "$out"
+# The committed mails carry the project's placeholder identity, never a
+# person's or a machine's: From and Signed-off-by are the sender's at send
+# time (scripts/send-series.sh). Another author stays as the patch's own
+# (an in-body From:), which this does not look at.
+out=$(git ls-files -- 'patches/*.patch' | while read -r f; do
+	git mailinfo /dev/null /dev/null <"$f" | sed -n 's/^Author: \(.*\)/\1/p;s/^Email: \(.*\)/<\1>/p' | paste -sd' ' |
+		grep -qxF "$FQP_PLACEHOLDER" || echo "$f: From is not '$FQP_PLACEHOLDER'"
+	grep -E '^Signed-off-by: ' "$f" | grep -vxF "Signed-off-by: $FQP_PLACEHOLDER" | sed "s|^|$f: |"
+done)
+[ -z "$out" ] || out+=$'\n'"re-export (scripts/refresh-patches.sh [--base B], scripts/refresh-patches.sh --quilt DIR)"
+result mails_placeholder_identity "${#out}" "$out"
 # docs/testing.md's case index is what tests/cases/ and docs/verdicts.csv
 # say (scripts/case-index.py), and every case says what it asserts.
 out=$(python3 scripts/case-index.py --check docs/testing.md 2>&1) && rc=0 || rc=1

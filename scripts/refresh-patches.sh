@@ -10,26 +10,33 @@
 # The cover letter (patches/cover-letter.in) and the commit messages may
 # quote figures of docs/results.csv and copy lists of the docs: the export
 # resolves them (scripts/facts.py --expand) and stops on a stale one.
-# Identity: nothing here invents one. The export writes From and
-# Signed-off-by from the sender's git identity (user.name/user.email, or
-# GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), replacing the old placeholder, and
-# refuses without one. --init works without one: the imported commits keep
-# the author of each patch's From, with a clearly local committer.
+# Identity: nothing here invents one. The committed mails carry the
+# project's placeholder identity (scripts/lib/ident.sh), whoever exports
+# them: a commit by a placeholder (the project's, or any identity in a
+# reserved domain, such as a build machine's) is exported as the
+# placeholder's; any other author is kept, with an in-body From.
+# scripts/send-series.sh puts the sender's own identity in From and
+# Signed-off-by at send time. --init imports each patch's From as its
+# author, with a clearly local committer.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2] [--init]
+usage: $0 [--base 6.1|7.2] [--init] [--quilt DIR]
   --init  create the authoring repo over the pristine tree and import the series
   --base  7.2: the net-next series (\$FQP_CACHE/authoring-7.2 to patches/net-next/)
+  --quilt DIR  a directory of mails kept without an authoring repo
+          (patches/net, patches/stable-6.1, ...): give its mails the
+          placeholder identity, nothing else changed
 Without --init: export base..HEAD of the authoring repo to patches/ and series.
 USAGE
 }
-mode='export'
+mode='export' qdir=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--init) mode=init ;;
+	--quilt) mode=quilt qdir=${2:-}; shift ;;
 	--base) set_base "${2:-}" || usage_error; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown option: $1" ;;
@@ -90,6 +97,17 @@ init_repo() {
 	done < <(series_file_patches "$series_file" | sed "s|^|${FQP_SERIES_DIR#"$FQP_ROOT/patches"}/|;s|^/||")
 }
 
+if [ "$mode" = quilt ]; then
+	[ -f "$qdir/series" ] || usage_error "--quilt: no series file in '$qdir'"
+	mapfile -t qp < <(series_file_patches "$qdir/series")
+	[ ${#qp[@]} -gt 0 ] || die "$qdir/series lists no patch" "write the series first"
+	for p in "${qp[@]}"; do
+		remail "$qdir/$p" "$qdir/$p" "$FQP_PLACEHOLDER" '' '' '' '' '' ||
+			die "could not rewrite $qdir/$p" "check that it is a git format-patch mail"
+	done
+	log "${#qp[@]} mails of $qdir carry $FQP_PLACEHOLDER"
+	exit 0
+fi
 drop_placeholder_config
 if [ "$mode" = init ]; then
 	init_repo
@@ -98,8 +116,8 @@ if [ "$mode" = init ]; then
 fi
 
 [ -d "$FQP_AUTHOR/.git" ] || die "no authoring repo at $FQP_AUTHOR" "run $0 --init first"
-ident=$(require_sender "exporting the series")
-log "sender (From, Signed-off-by): $ident"
+ident=$FQP_PLACEHOLDER
+log "From and Signed-off-by of the committed mails: $ident (scripts/send-series.sh puts the sender's)"
 [ -z "$(g status --porcelain --untracked-files=no)" ] ||
 	die "the authoring repo has uncommitted changes" "commit or stash them in $FQP_AUTHOR"
 count=$(g rev-list --count base..HEAD)

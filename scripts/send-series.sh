@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # Send a series upstream with git send-email. Dry run unless --send.
+#   --series net-next    (default) the upstream series (patches/net-next/,
+#                        its authoring repo), [PATCH net-next vN], To netdev
 #   --series 6.1         the 6.1 series (patches/, the authoring repo), as
 #                        [PATCH net-next vN]: netdev wants it rebased onto
 #                        net-next and re-tested before a real send
-#   --series net-next    the upstream series on 7.2 (patches/net-next/, its
-#                        authoring repo), [PATCH net-next vN], To netdev
 #   --series net         the fixes for net (patches/net/), [PATCH net vN]
 #   --series stable-6.1, stable-6.12
 #                        the stable backports (patches/stable-*/),
 #                        [PATCH 6.1.y] / [PATCH 6.12.y], To stable@
 # Cc: get_maintainer.pl of the tree the series applies to. This script
 # checks and prepares; it never sends without --send.
+# --reflect sends the mails to the sender alone, Cc nobody (as b4's
+# --reflect): to see them as the list would, before the real send.
 # From and Signed-off-by are the sender's git identity (user.name and
-# user.email, or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL); --send refuses while it
-# is unset, the fq-pacing placeholder, or on a reserved example domain.
+# user.email, or GIT_AUTHOR_NAME/GIT_AUTHOR_EMAIL), in place of the
+# placeholder the committed mails carry; --send refuses while it is unset,
+# the fq-pacing placeholder, or in a domain reserved for examples and tests.
 # Reads the authoring repo ($FQP_AUTHOR; made by refresh-patches.sh --init
 # when absent).
 # shellcheck source=scripts/lib.sh
@@ -21,19 +24,22 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--series 6.1|net-next|net|stable-6.1|stable-6.12] [--send] [--to ADDR] [--version N]
-  default: format the series (default 6.1) as its tree wants it, run
+usage: $0 [--series net-next|net|6.1|stable-6.1|stable-6.12] [--send] [--reflect] [--to ADDR] [--version N]
+  default: format the series (default net-next) as its tree wants it, run
   checkpatch --strict and get_maintainer.pl, and show what git send-email
   would send (--dry-run): per mail its From, To, Cc and Subject, and
   send-email's Dry-OK
+  --reflect  To the sender's own address, Cc nobody (with --send: a copy
+             to yourself, to read before the real send)
 USAGE
 }
-send=0 to='' version=1 series=6.1
+send=0 reflect=0 to='' to_given='' version=1 series=net-next
 while [ $# -gt 0 ]; do
 	case $1 in
 	--series) series=${2:-}; shift ;;
 	--send) send=1 ;;
-	--to) to=${2:-}; shift ;;
+	--reflect) reflect=1 ;;
+	--to) to=${2:-} to_given=1; shift ;;
 	--version) version=${2:-}; shift ;;
 	-h | --help) usage; exit 0 ;;
 	*) usage_error "unknown option: $1" ;;
@@ -41,6 +47,7 @@ while [ $# -gt 0 ]; do
 	shift
 done
 [[ $version =~ ^[0-9]+$ ]] || usage_error "bad --version: '$version' (a number)"
+[ "$reflect" = 0 ] || [ -z "$to_given" ] || usage_error "--reflect and --to both say where the mails go: drop one"
 
 # Per series: where its mails come from (the base's authoring repo, or the
 # quilt directory under patches/), the tree get_maintainer.pl and
@@ -70,60 +77,6 @@ stable-6.1 | stable-6.12)
 	;;
 *) usage_error "unknown series: '$series'" ;;
 esac
-# remail IN OUT IDENT PREFIX VERSION I N: a git format-patch mail of a quilt
-# directory, as the sender sends it: From is IDENT (the mail's own author
-# goes into the body as "From:" when it is someone else, as git
-# format-patch --from writes it), the Subject's tag is [PREFIX vVERSION I/N]
-# ([PREFIX vVERSION] for a single patch), and the trailers end with IDENT's
-# Signed-off-by, once; a placeholder's Signed-off-by is dropped. A mail
-# without a Message-ID gets one in git format-patch's form (the first
-# mail's, STAMP, is the thread's root: the others reply to it), as
-# send-email keeps it and b4 needs it to read the thread.
-remail() {
-	python3 - "$@" "$FQP_PLACEHOLDER_NAME" "$FQP_PLACEHOLDER_EMAIL" <<'PY'
-import re
-import sys
-src, dst, ident, prefix, version, i, n, stamp, ph_name, ph_email = sys.argv[1:]
-text = open(src).read()
-head, sep, body = text.partition("\n\n")
-if not sep:
-    sys.exit("%s: no blank line after the headers" % src)
-lines = head.split("\n")
-hdrs = []
-for ln in lines:
-    if ln[:1] in (" ", "\t") and hdrs:
-        hdrs[-1] += " " + ln.strip()
-    else:
-        hdrs.append(ln)
-author = next((h[6:] for h in hdrs if h.startswith("From: ")), "")
-tag = "[%s v%s%s]" % (prefix, version, "" if n == "1" else " %s/%s" % (i, n))
-out = []
-for h in hdrs:
-    if h.startswith("From: "):
-        h = "From: " + ident
-    elif h.startswith("Subject: "):
-        h = "Subject: " + tag + " " + re.sub(r"^(\[[^]]*\]\s*)+", "", h[9:])
-    out.append(h)
-if not any(h.lower().startswith("message-id:") for h in hdrs):
-    mail = ident[ident.rfind("<") + 1:].rstrip(">")
-    out.append("Message-ID: <%s-%s-%s>" % (stamp, i, mail))
-    if i != "1":
-        out.append("In-Reply-To: <%s-1-%s>" % (stamp, mail))
-        out.append("References: <%s-1-%s>" % (stamp, mail))
-msg, dashes, rest = body.partition("\n---\n")
-if not dashes:
-    sys.exit("%s: no --- line before the diffstat" % src)
-placeholder = author and (ph_name in author or ph_email in author.lower())
-keep = [ln for ln in msg.rstrip("\n").split("\n")
-        if not (ln.startswith("Signed-off-by: ") and
-                (ph_name in ln or ph_email in ln.lower() or ln == "Signed-off-by: " + ident))]
-if author and not placeholder and author != ident:
-    keep = ["From: " + author, ""] + keep
-keep.append("Signed-off-by: " + ident)
-open(dst, "w").write("\n".join(out) + "\n\n" + "\n".join(keep) + "\n---\n" + rest)
-PY
-}
-
 qdir=''
 case $series in net | stable-*) qdir=$FQP_ROOT/patches/$series ;; esac
 if [ -n "$qdir" ]; then
@@ -206,7 +159,13 @@ log "get_maintainer.pl (Cc; $out/maintainers.txt):"
 sed 's/^/  /' <<<"$cc" >&2
 to=${to:-$list}
 args=(--from "$ident" --to "$to" --suppress-cc=self)
-while read -r a; do [ -z "$a" ] || [ "$a" = "$to" ] || args+=(--cc "$a"); done <<<"$cc"
+if [ "$reflect" = 1 ]; then
+	to=${ident##*<} to=${to%>}
+	args=(--from "$ident" --to "$to" --suppress-cc=all)
+	log "--reflect: To $to only, Cc nobody (the maintainers above are not mailed)"
+else
+	while read -r a; do [ -z "$a" ] || [ "$a" = "$to" ] || args+=(--cc "$a"); done <<<"$cc"
+fi
 warn "$caveat"
 if [ "$send" = 1 ]; then
 	git -C "$out" send-email "${args[@]}" "${mails[@]}"

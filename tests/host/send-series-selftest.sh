@@ -66,7 +66,7 @@ check() {
 		tap_result 1 "send_series_$name" "$logdir/$name.log"
 	fi
 }
-tap_header "$((6 * ${#SERIES[@]} + 2))"
+tap_header "$((6 * ${#SERIES[@]} + 5))"
 
 # The subject tag each series' mails carry, and its list.
 tag_of() {
@@ -206,4 +206,19 @@ check send_refuses_placeholder "--send did not refuse the placeholder identity" 
 	refuses 'placeholder' GIT_AUTHOR_NAME="$FQP_PLACEHOLDER_NAME" GIT_AUTHOR_EMAIL="$FQP_PLACEHOLDER_EMAIL"
 check send_refuses_unset "--send did not refuse without an identity" \
 	refuses 'no identity is configured' -u GIT_AUTHOR_NAME -u GIT_AUTHOR_EMAIL HOME="$scratch" GIT_CONFIG_NOSYSTEM=1
+check send_refuses_reserved_domain "--send did not refuse an identity in a domain reserved for examples" \
+	refuses 'reserved for examples' GIT_AUTHOR_NAME='Build Machine' GIT_AUTHOR_EMAIL='ci@runner-7.example'
+
+# The default series is the one netdev takes; --reflect mails the sender
+# alone and Cc's nobody (the dry run shows the headers it would send).
+# shellcheck disable=SC2016 # expanded by the inner shell
+check default_series_net_next "send-series.sh without --series did not format the net-next series" \
+	bash -c '"$1" >/dev/null 2>"$2" || exit 1; grep -q "mails of the net-next series" "$2"' _ \
+	"$FQP_ROOT/scripts/send-series.sh" "$logdir/default.err"
+reflect_ok() {
+	"$FQP_ROOT/scripts/send-series.sh" --series net --reflect >"$scratch/reflect.out" 2>&1 || { tail -n 20 "$scratch/reflect.out"; return 1; }
+	count_is "$scratch/reflect.out" "^  To: $email\$" 1 && count_is "$scratch/reflect.out" '^  Cc: ' 0 &&
+		count_is "$scratch/reflect.out" '^  Dry-OK' 1
+}
+check reflect_to_sender_only "--reflect's dry run did not address the sender alone (To the sender, no Cc)" reflect_ok
 tap_summary
