@@ -45,6 +45,11 @@ usage() {
 	cat <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
           [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--kernels K[,K]]
+          [--image K=KERNEL[,INITRD[,ROOTFS]]]...
+  --image K=KERNEL[,INITRD[,ROOTFS]]  boot KERNEL (with that initramfs and
+                 guest image) as kernel K (stock or patched) instead of
+                 building K: a distribution's kernel and the series built
+                 with its config (scripts/check-distro.sh); repeatable
   --kernels K,...  the kernels, booted in turn (default stock,patched):
                  stock (6.1), patched (the series), stock72 (stock 7.2),
                  patched72 (7.2 with patches/net/ and patches/net-next/),
@@ -89,6 +94,7 @@ USAGE
 }
 
 quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 count=0 sets=() kernels=stock,patched
+declare -A KIMAGE=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -103,6 +109,10 @@ while [ $# -gt 0 ]; do
 		sets+=("$2"); shift ;;
 	--insn-profile) insn=1 ;;
 	--kernels) kernels=${2:-}; shift ;;
+	--image)
+		[[ ${2:-} =~ ^(stock|patched)=([^,]+)(,[^,]*)?(,[^,]*)?$ ]] && [ -f "${BASH_REMATCH[2]}" ] ||
+			usage_error "bad --image: '${2:-}' (stock=KERNEL[,INITRD[,ROOTFS]] or patched=..., the files existing)"
+		KIMAGE[${2%%=*}]=${2#*=}; shift ;;
 	--cache-model) cache=1 clock=exact ;;
 	--count-insns) count=1 clock=exact ;;
 	-h | --help) usage; exit 0 ;;
@@ -133,19 +143,38 @@ kernel_opts() {
 	esac
 }
 
+if [ ${#KIMAGE[@]} -gt 0 ] && { [ "$insn" = 1 ] || [ "$cache" = 1 ]; }; then
+	usage_error "--image and --insn-profile or --cache-model: those read the kernel's vmlinux, which a packaged kernel does not ship"
+fi
+# image_args K: boot-and-test.sh's options for kernel K's own image
+# (--image), or its bench build.
+image_args() {
+	local kz ki kr
+	if [ -n "${KIMAGE[$1]:-}" ]; then
+		IFS=, read -r kz ki kr <<<"${KIMAGE[$1]}"
+		printf '%s\n' --bzimage "$kz"
+		[ -z "$ki" ] || printf '%s\n' --initrd "$ki"
+		[ -z "$kr" ] || printf '%s\n' --rootfs "$kr"
+	else
+		printf '%s\n' --bzimage "$FQP_BUILD/$1-bench/arch/x86/boot/bzImage"
+	fi
+}
+
 ensure_packages gnuplot-nox
 # Every kernel first, so that a build failure stops the run before any
 # measurement, and no build runs beside a measuring guest.
 for k in "${KERNELS[@]}"; do
 	read -r _ b t <<<"$(kernel_opts "$k")"
-	if [[ $k == patched72-* ]]; then
+	if [ -n "${KIMAGE[$k]:-}" ]; then
+		continue
+	elif [[ $k == patched72-* ]]; then
 		build_upstream_prefix "${k#patched72-}" bench
 	else
 		"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config bench
 	fi
 done
 export FQP_STEP=bench
-bz=$FQP_BUILD/${KERNELS[1]}-bench/arch/x86/boot/bzImage
+bz=$(image_args "${KERNELS[1]}" | sed -n 2p)
 [ -n "$clock" ] || clock=$(auto_clock "$bz")
 accel=$(clock_accel "$clock" "$bz")
 if [ "$clock" = exact ]; then
@@ -235,6 +264,7 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	echo "workloads=${selected[*]}"
 	echo "kernels=${KERNELS[*]}"
 	[ ${#sets[@]} = 0 ] || echo "set=${sets[*]}"
+	for k in "${!KIMAGE[@]}"; do echo "image_$k=${KIMAGE[$k]}"; done
 } >"$rundir/meta.txt"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
 if [[ " ${KERNELS[*]} " == *" stock72 "* ]]; then
@@ -265,7 +295,7 @@ for rep in $(seq "$reps"); do
 		# Every kernel was built above: the boot takes its image as it is
 		# (a boot that prepared the tree again could race another job
 		# that walks the patched 7.2 tree, as check-series --base 7.2 does).
-		kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
+		mapfile -t kimg < <(image_args "$k")
 		FQP_CACHE_MODEL_OPTS=$(if [ "$count" = 1 ]; then echo sim=none; else echo "${FQP_CACHE_MODEL_OPTS:-}"; fi) \
 			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \

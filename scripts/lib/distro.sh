@@ -1,0 +1,295 @@
+# shellcheck shell=bash
+# Debian's own kernel beside the series (scripts/check-distro.sh): its
+# packages fetched from the archive and verified, a copy of the guest
+# image with a kernel package installed by apt/dpkg in its chroot, the
+# series configured from Debian's cloud config and cut by localmodconfig,
+# and the checks that refuse what is not what they claim to be.
+
+# Where the distro check keeps its own things: never the shared rootfs
+# image, tree or build dirs.
+FQP_DISTRO=${FQP_DISTRO:-$FQP_CACHE/debian-cloud}
+# Debian's flavour: the cloud kernel's config in linux-config-6.1 and
+# its metapackage.
+FQP_DISTRO_FLAVOUR=cloud-amd64
+FQP_DISTRO_CONFIG_PKG=linux-config-6.1
+FQP_DISTRO_IMAGE_PKG=linux-image-cloud-amd64
+export FQP_DISTRO
+
+# security_mirror: the security archive the machine's apt sources name
+# (FQP_SECURITY_MIRROR overrides): the first URI with "-security" in it.
+security_mirror() {
+	local m
+	if [ -n "${FQP_SECURITY_MIRROR:-}" ]; then
+		printf '%s\n' "${FQP_SECURITY_MIRROR%/}"
+		return 0
+	fi
+	m=$({ awk '/^URIs:/ {for (i = 2; i <= NF; i++) print $i}' /etc/apt/sources.list.d/*.sources 2>/dev/null
+		cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
+			awk '$1 == "deb" {for (i = 2; i <= NF; i++) if ($i ~ /:\/\//) print $i}'; } |
+		grep -- '-security' | head -n 1 || true)
+	[ -n "$m" ] || die "no Debian security archive in the machine's apt sources" \
+		"add bookworm-security to the apt sources, or set FQP_SECURITY_MIRROR"
+	printf '%s\n' "${m%/}"
+}
+
+# suite_mirror SUITE: the archive serving SUITE (the security archive for
+# *-security, else the main mirror).
+suite_mirror() {
+	case $1 in
+	*-security) security_mirror ;;
+	*) apt_mirror ;;
+	esac
+}
+
+# fetch_debian_deb SUITE PKG [VERSION]: download the .deb of PKG (its
+# newest version in SUITE, or VERSION exactly) from SUITE's archive,
+# verified as apt verifies (SUITE's InRelease by gpgv, the host
+# architecture's Packages.xz by the SHA256 it gives, the .deb by the
+# SHA256 in Packages), into $FQP_CACHE/SUITE; prints its path. Reuses
+# debian.sh's debian_release, debian_index and newest_stanza.
+fetch_debian_deb() {
+	local suite=$1 pkg=$2 want=${3:-} m dir idx stanza file sha ver deb
+	ensure_packages curl xz-utils
+	m=$(suite_mirror "$suite") dir=$FQP_CACHE/$suite
+	FQP_MIRROR=$m debian_release "$suite"
+	FQP_MIRROR=$m debian_index idx "$suite" "main/binary-$(dpkg --print-architecture)/Packages.xz"
+	stanza=$dir/$pkg.stanza
+	if [ -n "$want" ]; then
+		xz -dc "$idx" | awk -v RS= -v ORS='\n\n' -v p="Package: $pkg" -v v="Version: $want" \
+			'index($0, p "\n") == 1 && index($0, "\n" v "\n") {print; exit}' >"$stanza"
+	else
+		newest_stanza "$idx" "$pkg" "$stanza"
+	fi
+	file=$(_stanza_field "$stanza" Filename) sha=$(_stanza_field "$stanza" SHA256)
+	ver=$(_stanza_field "$stanza" Version)
+	[ -n "$file" ] && [ -n "$sha" ] ||
+		die "$suite has no $pkg${want:+ $want} in ${idx##*/}" \
+			"check the version with apt-cache policy $pkg; the archive may have moved on"
+	deb=$dir/${file##*/}
+	if [ ! -f "$deb" ] || [ "$(sha256sum <"$deb" | cut -d' ' -f1)" != "$sha" ]; then
+		log "downloading $pkg $ver from $suite"
+		_archive_need "$m/$file" "$deb" "$sha"
+	fi
+	log "$pkg $ver: SHA256 verified against $suite's signed index"
+	printf '%s\n' "$deb"
+}
+
+# deb_depends DEB: the package names DEB's Depends field lists (no
+# versions, first of each alternative).
+deb_depends() {
+	dpkg-deb -f "$1" Depends | tr ',' '\n' | sed -E 's/^ *//; s/[ (|].*$//' | grep -v '^$'
+}
+
+# distro_modules FILE: the module names of a list in
+# config-fragments/debian-cloud.modules's format (comments dropped).
+distro_modules() { sed -e 's/#.*//' -e 's/[[:space:]]//g' "$1" | grep -v '^$'; }
+
+# distro_src: a copy of the patched tree that only this check builds from
+# ($FQP_DISTRO/src-<series hash>): bindeb-pkg wants a tree of its own,
+# and the shared $FQP_PATCHED stays as it is. Prints its path.
+distro_src() {
+	local h src
+	h=$(series_hash) src=$FQP_DISTRO/src-$h
+	"$FQP_ROOT/scripts/prepare-tree.sh" >&2
+	[ "$(cat "$FQP_PATCHED/.fqp-series" 2>/dev/null)" = "$h" ] ||
+		die "$FQP_PATCHED does not carry the current series ($h)" "run scripts/prepare-tree.sh, then re-run"
+	if [ ! -f "$src/.fqp-copied" ]; then
+		log "copying the patched tree to $src (bindeb-pkg builds from a tree of its own)"
+		rm -rf "$src" "$src.tmp"
+		mkdir -p "$FQP_DISTRO"
+		cp -a "$FQP_PATCHED" "$src.tmp"
+		rm -rf "$src.tmp/.pc"
+		touch "$src.tmp/.fqp-copied"
+		mv "$src.tmp" "$src"
+		# Older copies of an older series.
+		find "$FQP_DISTRO" -maxdepth 1 -name 'src-*' ! -path "$src" -exec rm -rf {} +
+	fi
+	printf '%s\n' "$src"
+}
+
+# distro_check_config CONFIG WHAT: refuse a config fq-pacing cannot ship
+# in: no NET_SCH_FQ, or one for another architecture.
+distro_check_config() {
+	grep -qE '^CONFIG_NET_SCH_FQ=[ym]$' "$1" ||
+		die "$2 has no CONFIG_NET_SCH_FQ=m or =y ($1): the series replaces sch_fq, and this config builds none" \
+			"use a config with NET_SCH_FQ (Debian's cloud-amd64 has it as a module)"
+	grep -qx 'CONFIG_X86_64=y' "$1" ||
+		die "$2 is not an x86_64 config ($1)" "this check builds and boots amd64 only"
+}
+
+# distro_configure SRC OUT DEBCONFIG MODULES: OUT/.config from Debian's
+# DEBCONFIG: olddefconfig, config-fragments/debian-cloud.config on top,
+# localmodconfig against MODULES (a module list), olddefconfig. Checks
+# that every module in MODULES that Debian builds is still a module.
+distro_configure() {
+	local src=$1 out=$2 debconfig=$3 modules=$4 m sym logf=$2/config.log missing=()
+	local -a mk=(make -C "$src" O="$out" ARCH=x86_64)
+	distro_check_config "$debconfig" "Debian's config"
+	mkdir -p "$out"
+	cp "$debconfig" "$out/.config"
+	kconfig_make "$src" "$out" "$logf" olddefconfig "$FQP_ROOT/config-fragments/debian-cloud.config" -- "${mk[@]}"
+	distro_modules "$modules" >"$out/lsmod.txt"
+	# localmodconfig asks about symbols it cannot decide: the defaults.
+	{ yes '' || true; } | "${mk[@]}" LSMOD="$out/lsmod.txt" localmodconfig >>"$logf" 2>&1 ||
+		die "make localmodconfig failed (log: $logf)" "read the log"
+	"${mk[@]}" olddefconfig >>"$logf" 2>&1 || die "make olddefconfig failed (log: $logf)"
+	config_check "$out/.config" "$FQP_ROOT/config-fragments/debian-cloud.config" ||
+		die "the distro overrides did not stick (see above; $out/.config)" "fix config-fragments/debian-cloud.config"
+	distro_check_config "$out/.config" "the cut config"
+	# Each module of the list must still be built as one.
+	while read -r m; do
+		sym=$(awk -v o="$m.o" '$0 ~ "obj-\\$\\(CONFIG_[A-Z0-9_]+\\)[ \t]*[+:]?=.*[ \t]" o "( |$)" {
+			match($0, /CONFIG_[A-Z0-9_]+/); print substr($0, RSTART, RLENGTH); exit}' \
+			$(grep -rl --include=Makefile -w "$m.o" "$src/net" "$src/drivers/net" "$src/drivers/virtio" "$src/drivers/block" "$src/fs" "$src/lib" "$src/crypto" "$src/drivers" 2>/dev/null | head -n 5) /dev/null)
+		[ -n "$sym" ] || continue
+		grep -qE "^$sym=m$" "$debconfig" || continue
+		grep -qE "^$sym=m$" "$out/.config" || missing+=("$m ($sym)")
+	done <"$out/lsmod.txt"
+	[ ${#missing[@]} = 0 ] ||
+		die "localmodconfig dropped modules the list keeps: ${missing[*]} ($out/.config)" "read $logf"
+	log "config: Debian's cloud-amd64, $(grep -c '=m$' "$debconfig") modules cut to $(grep -c '=m$' "$out/.config") by localmodconfig ($(wc -l <"$out/lsmod.txt") listed)"
+}
+
+# distro_kbuild_env: the environment of a reproducible ccache build, as
+# build-kernel.sh's (ccache in the shared cache, a fixed timestamp, user
+# and host).
+distro_kbuild_env() {
+	export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}
+	export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
+		KBUILD_BUILD_USER=fq-pacing KBUILD_BUILD_HOST=qemu
+}
+
+# distro_build SRC OUT PKGVERSION: make bindeb-pkg in OUT (O=), niced,
+# through ccache; the packages land in OUT's parent. Records the wall
+# time in OUT/build-seconds.
+distro_build() {
+	local src=$1 out=$2 ver=$3 t
+	ensure_packages gcc make flex bison bc libelf-dev libssl-dev ccache perl dpkg-dev rsync kmod cpio debhelper
+	distro_kbuild_env
+	t=$(date +%s)
+	rm -f "$(dirname "$out")"/linux-*.deb "$(dirname "$out")"/linux-*.buildinfo "$(dirname "$out")"/linux-*.changes
+	run_logged "$out/build.log" "make bindeb-pkg (Debian's cloud config cut by localmodconfig; $(nproc) jobs, nice 5)" \
+		nice -n 5 make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)" \
+		KDEB_PKGVERSION="$ver" KDEB_SOURCENAME=linux-fqpacing bindeb-pkg
+	echo $(($(date +%s) - t)) >"$out/build-seconds"
+	log "bindeb-pkg took $(cat "$out/build-seconds") s: $(cd "$(dirname "$out")" && ls linux-*.deb | paste -sd' ')"
+}
+
+# _distro_umount_under DIR: unmount everything mounted at or below DIR,
+# deepest first.
+_distro_umount_under() {
+	local m
+	{ findmnt -n -R -o TARGET --list "$1" 2>/dev/null || true; } | sort -r | while read -r m; do
+		umount "$m" 2>/dev/null || umount -l "$m" || true
+	done
+}
+
+# distro_chroot IMAGE DEBDIR SCRIPT: loop-mount the guest image IMAGE (a
+# copy owned by this check, never the shared one) on $FQP_DISTRO/mnt with
+# /proc, /sys, /dev, the host's resolv.conf and DEBDIR (read-only, at
+# /var/tmp/fqp-debs), and run SCRIPT with sh -e in its chroot; unmounts
+# whatever happens. Returns SCRIPT's status.
+distro_chroot() {
+	local img=$1 debdir=$2 script=$3 mnt=$FQP_DISTRO/mnt rc=0
+	need_root "mounting the guest image $img"
+	case $(realpath "$img") in "$(realpath -m "$FQP_IMAGES")"/*)
+		die "refusing to change the shared rootfs image $img" "work on a copy (distro_install makes one)" ;;
+	esac
+	_distro_umount_under "$mnt"
+	mkdir -p "$mnt"
+	mount -o loop "$img" "$mnt" || die "could not loop-mount $img on $mnt" "is the loop driver there (losetup -f)?"
+	mkdir -p "$mnt/var/tmp/fqp-debs"
+	if ! { mount -t proc proc "$mnt/proc" && mount -t sysfs sysfs "$mnt/sys" &&
+		mount --bind /dev "$mnt/dev" && mount -t devpts devpts "$mnt/dev/pts" &&
+		mount --bind -o ro "$debdir" "$mnt/var/tmp/fqp-debs"; }; then
+		_distro_umount_under "$mnt"
+		die "could not mount /proc, /sys, /dev or $debdir in $mnt" "see the messages above"
+	fi
+	cp -L /etc/resolv.conf "$mnt/etc/resolv.conf"
+	chroot "$mnt" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8 \
+		DEBIAN_FRONTEND=noninteractive /bin/sh -ec "$script" || rc=$?
+	rm -f "$mnt/etc/resolv.conf"
+	_distro_umount_under "$mnt"
+	return "$rc"
+}
+
+# distro_install FROM TO HOW DEBDIR PKG...: TO, a copy of the guest image
+# FROM with the kernel packages DEBDIR/PKG_*.deb installed in its chroot:
+# HOW=apt (apt-get install of the local files, dependencies from the
+# archive the machine's apt sources name, as a user installs Debian's
+# kernel) or HOW=dpkg (dpkg -i, as the Debian Kernel Handbook installs a
+# kernel built with bindeb-pkg). The packages' own maintainer scripts run
+# (initramfs-tools' hook makes the initramfs). Refuses a package that did
+# not install; then leaves TO.tmp for a look and TO as it was.
+distro_install() {
+	local from=$1 to=$2 how=$3 debdir=$4 p debs='' names='' script st
+	shift 4
+	for p in "$@"; do
+		set -- "$debdir/${p}"_*.deb
+		[ -f "$1" ] || die "no $debdir/${p}_*.deb to install" "build or fetch it first (scripts/check-distro.sh)"
+		debs="$debs /var/tmp/fqp-debs/${1##*/}" names="$names $p"
+	done
+	log "installing$names into a copy of ${from##*/} by $how (log: $to.log)"
+	rm -f "$to.tmp"
+	cp --sparse=always "$from" "$to.tmp"
+	# Room for a kernel, its modules and initramfs-tools.
+	truncate -s +1536M "$to.tmp"
+	e2fsck -fy "$to.tmp" >"$to.log" 2>&1 || [ $? -le 1 ] ||
+		die "e2fsck of the copy $to.tmp failed (log: $to.log)" "rebuild the rootfs image (scripts/build-rootfs.sh)"
+	resize2fs "$to.tmp" >>"$to.log" 2>&1 || die "resize2fs $to.tmp failed (log: $to.log)"
+	case $how in
+	apt)
+		script="printf 'deb %s bookworm main\ndeb %s bookworm-security main\n' '$(apt_mirror)' '$(security_mirror)' >/etc/apt/sources.list.d/fqp-distro.list
+			apt-get update -q
+			apt-get install -y -q --no-install-recommends $debs
+			rm -f /etc/apt/sources.list.d/fqp-distro.list
+			rm -rf /var/lib/apt/lists/* /var/cache/apt/*" ;;
+	dpkg) script="dpkg -i $debs" ;;
+	*) die "distro_install: HOW is apt or dpkg, not '$how' (a bug in $0)" ;;
+	esac
+	for p in $names; do
+		script="$script
+			st=\$(dpkg-query -W -f='\${Status} \${Version}' $p 2>/dev/null || true)
+			echo \"fqp-installed $p: \$st\"
+			case \$st in 'install ok installed '*) ;; *) echo 'fqp-not-installed $p' ;; esac"
+	done
+	# What each initramfs holds of the disk drivers (distro_boot_files reads it).
+	script="$script
+		for i in /boot/initrd.img-*; do
+			m=\$(lsinitramfs \$i | grep -oE '/(virtio_blk|virtio_pci)\\.ko' | sort -u | tr -d / | paste -sd' ' -)
+			echo \"fqp-initrd \${i#/boot/initrd.img-}: \$m\"
+		done"
+	distro_chroot "$to.tmp" "$debdir" "$script" >>"$to.log" 2>&1 ||
+		{ tail -n 15 "$to.log" >&2; die "installing$names in the image's chroot failed (log: $to.log; the image: $to.tmp)" \
+			"read the log: a dependency the archive lacks, or a maintainer script that failed"; }
+	if grep -q '^fqp-not-installed' "$to.log"; then
+		grep '^fqp-installed' "$to.log" >&2
+		die "a package did not install: $(sed -n 's/^fqp-not-installed //p' "$to.log" | paste -sd' ') (log: $to.log; the image: $to.tmp)" \
+			"read the log; the image was left as $to.tmp and not used"
+	fi
+	grep '^fqp-installed' "$to.log" | sed 's/^fqp-installed /installed: /' | while read -r st; do log "$st"; done
+	mv "$to.tmp" "$to"
+}
+
+# distro_boot_files IMAGE RELEASE DIR: copy /boot/vmlinuz-RELEASE,
+# /boot/initrd.img-RELEASE and /boot/config-RELEASE out of IMAGE into DIR
+# (QEMU boots them with -kernel/-initrd: the image's own kernel and the
+# initramfs its hooks made), and check that the initramfs can reach the
+# root disk: virtio_blk and virtio_pci in it (distro_install's log says),
+# or built in.
+distro_boot_files() {
+	local img=$1 rel=$2 dir=$3 f
+	mkdir -p "$dir"
+	for f in vmlinuz initrd.img config; do
+		rm -f "$dir/$f-$rel"
+		debugfs -R "dump /boot/$f-$rel $dir/$f-$rel" "$img" >/dev/null 2>&1 || true
+		[ -s "$dir/$f-$rel" ] ||
+			die "the image has no /boot/$f-$rel ($img)" "did the kernel package install? (its log: $img.log)"
+	done
+	for f in virtio_blk virtio_pci; do
+		grep -qE "^CONFIG_${f^^}=y" "$dir/config-$rel" ||
+			grep -qE "^fqp-initrd $rel: .*\b$f\.ko" "$img.log" ||
+			die "the initramfs of $rel has no $f.ko and the kernel has no built-in one: it cannot mount /dev/vda" \
+				"check the image's /etc/initramfs-tools/initramfs.conf (MODULES=most) and $img.log"
+	done
+}
