@@ -13,7 +13,7 @@ FQP_DISTRO=${FQP_DISTRO:-$FQP_CACHE/debian-cloud}
 FQP_DISTRO_FLAVOUR=cloud-amd64
 FQP_DISTRO_CONFIG_PKG=linux-config-6.1
 FQP_DISTRO_IMAGE_PKG=linux-image-cloud-amd64
-export FQP_DISTRO
+export FQP_DISTRO FQP_DISTRO_FLAVOUR FQP_DISTRO_CONFIG_PKG FQP_DISTRO_IMAGE_PKG
 
 # security_mirror: the security archive the machine's apt sources name
 # (FQP_SECURITY_MIRROR overrides): the first URI with "-security" in it.
@@ -122,7 +122,7 @@ distro_check_config() {
 # localmodconfig against MODULES (a module list), olddefconfig. Checks
 # that every module in MODULES that Debian builds is still a module.
 distro_configure() {
-	local src=$1 out=$2 debconfig=$3 modules=$4 m sym logf=$2/config.log missing=()
+	local src=$1 out=$2 debconfig=$3 modules=$4 logf=$2/config.log
 	local -a mk=(make -C "$src" O="$out" ARCH=x86_64)
 	distro_check_config "$debconfig" "Debian's config"
 	mkdir -p "$out"
@@ -136,17 +136,6 @@ distro_configure() {
 	config_check "$out/.config" "$FQP_ROOT/config-fragments/debian-cloud.config" ||
 		die "the distro overrides did not stick (see above; $out/.config)" "fix config-fragments/debian-cloud.config"
 	distro_check_config "$out/.config" "the cut config"
-	# Each module of the list must still be built as one.
-	while read -r m; do
-		sym=$(awk -v o="$m.o" '$0 ~ "obj-\\$\\(CONFIG_[A-Z0-9_]+\\)[ \t]*[+:]?=.*[ \t]" o "( |$)" {
-			match($0, /CONFIG_[A-Z0-9_]+/); print substr($0, RSTART, RLENGTH); exit}' \
-			$(grep -rl --include=Makefile -w "$m.o" "$src/net" "$src/drivers/net" "$src/drivers/virtio" "$src/drivers/block" "$src/fs" "$src/lib" "$src/crypto" "$src/drivers" 2>/dev/null | head -n 5) /dev/null)
-		[ -n "$sym" ] || continue
-		grep -qE "^$sym=m$" "$debconfig" || continue
-		grep -qE "^$sym=m$" "$out/.config" || missing+=("$m ($sym)")
-	done <"$out/lsmod.txt"
-	[ ${#missing[@]} = 0 ] ||
-		die "localmodconfig dropped modules the list keeps: ${missing[*]} ($out/.config)" "read $logf"
 	log "config: Debian's cloud-amd64, $(grep -c '=m$' "$debconfig") modules cut to $(grep -c '=m$' "$out/.config") by localmodconfig ($(wc -l <"$out/lsmod.txt") listed)"
 }
 
@@ -172,7 +161,7 @@ distro_build() {
 		nice -n 5 make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)" \
 		KDEB_PKGVERSION="$ver" KDEB_SOURCENAME=linux-fqpacing bindeb-pkg
 	echo $(($(date +%s) - t)) >"$out/build-seconds"
-	log "bindeb-pkg took $(cat "$out/build-seconds") s: $(cd "$(dirname "$out")" && ls linux-*.deb | paste -sd' ')"
+	log "bindeb-pkg took $(cat "$out/build-seconds") s: $(find "$(dirname "$out")" -maxdepth 1 -name 'linux-*.deb' -printf '%f ')"
 }
 
 # _distro_umount_under DIR: unmount everything mounted at or below DIR,
@@ -292,4 +281,181 @@ distro_boot_files() {
 			die "the initramfs of $rel has no $f.ko and the kernel has no built-in one: it cannot mount /dev/vda" \
 				"check the image's /etc/initramfs-tools/initramfs.conf (MODULES=most) and $img.log"
 	done
+}
+
+# series_files: the files the 6.1 series changes or adds, one a line.
+series_files() {
+	local p
+	series_file_patches "$FQP_ROOT/series" | while read -r p; do
+		sed -nE 's|^\+\+\+ b/([^[:space:]]+).*$|\1|p' "$FQP_ROOT/patches/$p"
+	done | sort -u
+}
+
+# distro_applies SUITE...: does the series apply to the linux-source-6.1
+# each SUITE serves (its newest version there)? Only the files the series
+# touches are unpacked from the package (verified as fetch_debian_deb
+# says) into $FQP_DISTRO/applies/VERSION, and quilt pushes the series
+# there with no fuzz. Prints one "VERSION SUITE verdict" line per suite
+# and which of the series' files differ between the versions; status 1
+# when the series does not apply to one of them.
+distro_applies() {
+	local suite deb ver dir bad=0 first='' f
+	local -a files
+	ensure_packages quilt xz-utils
+	mapfile -t files < <(series_files)
+	for suite in "$@"; do
+		deb=$(fetch_debian_deb "$suite" linux-source-6.1)
+		ver=$(dpkg-deb -f "$deb" Version)
+		dir=$FQP_DISTRO/applies/$ver
+		if [ ! -f "$dir/.fqp-unpacked" ]; then
+			log "unpacking the series' ${#files[@]} files from linux-source-6.1 $ver"
+			rm -rf "$dir"
+			mkdir -p "$dir/tree"
+			dpkg-deb --fsys-tarfile "$deb" | tar -xO --wildcards './usr/src/linux-source-*.tar.xz' |
+				tar -xJ -C "$dir/tree" --strip-components=1 --wildcards --no-wildcards-match-slash \
+					--ignore-failed-read '*/Makefile' "${files[@]/#/*/}" 2>"$dir/tar.log" || true
+			[ -f "$dir/tree/Makefile" ] ||
+				die "could not unpack linux-source-6.1 $ver ($deb; log: $dir/tar.log)" "re-run; if it persists, the package layout changed"
+			touch "$dir/.fqp-unpacked"
+		fi
+		rm -rf "$dir/work"
+		cp -a "$dir/tree" "$dir/work"
+		if (cd "$dir/work" && QUILT_SERIES=$FQP_ROOT/series quilt push -a -q --fuzz=0) >"$dir/quilt.log" 2>&1; then
+			if grep -qE 'offset|fuzz' "$dir/quilt.log"; then
+				echo "$ver $suite applies (with offsets: $dir/quilt.log)"
+			else
+				echo "$ver $suite applies cleanly"
+			fi
+		else
+			echo "$ver $suite DOES NOT APPLY: $(grep -m1 -E 'FAILED|does not apply|Hunk' "$dir/quilt.log" || tail -n 1 "$dir/quilt.log") (log: $dir/quilt.log)"
+			bad=1
+		fi
+		if [ -n "$first" ]; then
+			for f in "${files[@]}"; do
+				if [ -f "$first/tree/$f" ] || [ -f "$dir/tree/$f" ]; then
+					cmp -s "$first/tree/$f" "$dir/tree/$f" || echo "  $f differs between ${first##*/} and $ver"
+				fi
+			done
+		fi
+		first=$dir
+	done
+	return "$bad"
+}
+
+# The suite Debian's binary of the tree's version comes from, and the
+# exact-clock points the bench step runs (tests/bench/exact.sh's
+# workloads: the idle qdisc, backlog, paced release, memory per flow,
+# the idle qdisc's slab).
+FQP_DISTRO_SUITE=${FQP_DISTRO_SUITE:-bookworm-security}
+FQP_DISTRO_BENCH=pktgen,backlog,pacing,qdiscmem
+export FQP_DISTRO_SUITE FQP_DISTRO_BENCH
+
+# distro_source_version: the Debian version of the linux-source-6.1 the
+# 6.1 tree is unpacked from (the host's package, FQP_TARBALL).
+distro_source_version() {
+	dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null ||
+		die "linux-source-6.1 is not installed: the tree's version is unknown" "run scripts/prepare-tree.sh (it installs it)"
+}
+
+# distro_debian_config VERSION: the path of Debian's cloud-amd64 config
+# of linux-config-6.1 VERSION (fetched and verified, unpacked once).
+distro_debian_config() {
+	local ver=$1 deb dir=$FQP_DISTRO/config-$1
+	if [ ! -s "$dir/config" ]; then
+		deb=$(fetch_debian_deb "$FQP_DISTRO_SUITE" "$FQP_DISTRO_CONFIG_PKG" "$ver")
+		rm -rf "$dir"
+		mkdir -p "$dir"
+		dpkg-deb -x "$deb" "$dir/deb"
+		[ -f "$dir/deb/usr/src/linux-config-6.1/config.amd64_none_$FQP_DISTRO_FLAVOUR.xz" ] ||
+			die "$deb has no config.amd64_none_$FQP_DISTRO_FLAVOUR.xz" "has Debian renamed the flavour? list $dir/deb/usr/src/linux-config-6.1"
+		xz -dc "$dir/deb/usr/src/linux-config-6.1/config.amd64_none_$FQP_DISTRO_FLAVOUR.xz" >"$dir/config.tmp"
+		rm -rf "$dir/deb"
+		mv "$dir/config.tmp" "$dir/config"
+	fi
+	printf '%s\n' "$dir/config"
+}
+
+# distro_identify_tree SRC: refuse a tree that is not linux-source-6.1 of
+# the version Debian's binary is built from, with the series applied.
+distro_identify_tree() {
+	local src=$1 want v
+	want=$(distro_source_version) want=${want%%-*}
+	[ -f "$src/Makefile" ] && [ -f "$src/net/sched/Kconfig" ] ||
+		die "cannot identify $src as a kernel tree (no Makefile or net/sched/Kconfig)" \
+			"give --src the top of a linux-source-6.1 tree with the series applied"
+	v=$(FQP_STOCK=$src base_version)
+	[ "$v" = "$want" ] ||
+		die "$src is Linux $v; Debian's binary is built from $want (linux-source-6.1 $(distro_source_version))" \
+			"use a tree of the same version, or leave --src out (a copy of \$FQP_PATCHED)"
+	grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig" && [ -f "$src/net/sched/sch_fq_test.c" ] ||
+		die "$src is $v without the series (no NET_SCH_FQ_KUNIT_TEST, no sch_fq_test.c)" \
+			"apply it: QUILT_PATCHES=$FQP_ROOT/patches QUILT_SERIES=$FQP_ROOT/series quilt push -a"
+}
+
+# distro_debs_present OUT: the packages of the build in OUT are there.
+distro_debs_present() {
+	local rel
+	rel=$(cat "$1/include/config/kernel.release" 2>/dev/null) || return 1
+	compgen -G "$(dirname "$1")/linux-image-${rel}_*.deb" >/dev/null
+}
+
+# deb_modules DEB: the names of the kernel modules in DEB, as lsmod
+# prints them (dashes as underscores), sorted.
+deb_modules() {
+	dpkg-deb -c "$1" | grep -oE '[^/]+\.ko(\.[a-z]+)?$' | sed -E 's/\.ko(\.[a-z]+)?$//; s/-/_/g' | sort -u
+}
+
+# distro_check_packages OUT RUNDIR: TAP lines about the packages bindeb-pkg
+# made in OUT's parent: image, headers and libc-dev there; sch_fq.ko a
+# module signed by the build's key, with no KUnit code and no KUnit
+# module beside it; the uAPI header of linux-libc-dev has the series'
+# additions. Details in RUNDIR/packages.txt. Status 1 when one fails.
+distro_check_packages() {
+	local out=$1 rd=$2 rel dir deb ko bad=0 k
+	rel=$(cat "$out/include/config/kernel.release")
+	dir=$rd/packages
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for deb in linux-image linux-headers linux-libc-dev; do
+		k=$(compgen -G "$(dirname "$out")/${deb}*_*.deb" | grep -v -- '-dbg_' | head -n 1 || true)
+		if [ -n "$k" ]; then
+			echo "$deb: ${k##*/}" >>"$rd/packages.txt"
+			dpkg-deb -x "$k" "$dir/$deb"
+			tap_result 0 "package_$deb # ${k##*/}"
+		else
+			tap_result 1 "package_$deb # not built"
+			bad=1
+		fi
+	done
+	ko=$dir/linux-image/lib/modules/$rel/kernel/net/sched/sch_fq.ko
+	if [ -f "$ko" ]; then
+		modinfo "$ko" >>"$rd/packages.txt" 2>&1 || true
+		tap_result 0 "sch_fq_is_a_module # $(modinfo -F vermagic "$ko")"
+		if nm "$ko" | grep -qi kunit || find "$dir/linux-image" -name '*kunit*' -o -name 'sch_fq_test*' | grep -q .; then
+			tap_result 1 "sch_fq_no_kunit # KUnit symbols or modules in the package"
+			bad=1
+		else
+			tap_result 0 "sch_fq_no_kunit"
+		fi
+		k=$(modinfo -F signer "$ko")
+		if [ -n "$k" ]; then tap_result 0 "sch_fq_signed # signer: $k"; else tap_result 1 "sch_fq_signed # no signature"; bad=1; fi
+	else
+		tap_result 1 "sch_fq_is_a_module # no kernel/net/sched/sch_fq.ko in linux-image-$rel"
+		bad=1
+	fi
+	if grep -qs 'TCA_FQ_WEIGHTS' "$dir/linux-libc-dev/usr/include/linux/pkt_sched.h"; then
+		tap_result 0 "libc_dev_uapi_has_fq_bands # TCA_FQ_PRIOMAP, TCA_FQ_WEIGHTS, tc_fq_qd_stats' band fields"
+	else
+		tap_result 1 "libc_dev_uapi_has_fq_bands # usr/include/linux/pkt_sched.h lacks the series' additions"
+		bad=1
+	fi
+	return "$bad"
+}
+
+# distro_host_state: what must not change on the host: its running
+# kernel, its /boot and the kernel packages it has installed.
+distro_host_state() {
+	uname -r
+	ls -l --time-style=+%s /boot 2>/dev/null || true
+	dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'linux-image-*' 'linux-headers-*' 2>/dev/null || true
 }
