@@ -96,7 +96,8 @@ echo 'KTAP version 1'
 meta='' image_pkg='' rel='' debver=''
 fetch() {
 	meta=$(fetch_debian_deb "$FQP_DISTRO_SUITE" "$FQP_DISTRO_IMAGE_PKG" "$(distro_source_version)")
-	image_pkg=$(deb_depends "$meta" | grep -m1 '^linux-image-') ||
+	image_pkg=$(deb_depends "$meta" | awk '/^linux-image-/ {print; exit}')
+	[ -n "$image_pkg" ] ||
 		die "$meta depends on no linux-image-*" "has Debian renamed its kernel packages? see deb_depends"
 	debver=$(dpkg-deb -f "$meta" Version)
 	fetch_debian_deb "$FQP_DISTRO_SUITE" "$image_pkg" "$debver" >/dev/null
@@ -109,6 +110,20 @@ fetch() {
 fetch
 echo "# Debian's binary: $image_pkg $debver (release $rel); config: $config"
 
+# verdict_diff RUNDIR TREE: the cases whose verdict there differs from
+# our own test kernel's of TREE (docs/verdicts.csv), as diagnostics.
+verdict_diff() {
+	local col=stock61 d
+	[ "$2" = stock ] || col=series
+	d=$(distro_verdict_diff "$1/ktap.log" "$col" 2>/dev/null || true)
+	if [ -n "$d" ]; then
+		echo "# verdicts that differ from our $2 test kernel's (docs/verdicts.csv, $col):"
+		sed 's/^/#   /' <<<"$d"
+	else
+		echo "# every verdict as on our $2 test kernel (docs/verdicts.csv, $col)"
+	fi
+}
+
 # boot NAME TREE IMAGE KERNEL INITRD: the distro core on the wall clock
 # (and, without --quick, the exact-clock cases in a second boot) of
 # KERNEL with INITRD from IMAGE; one TAP line per boot, with its counts.
@@ -119,12 +134,14 @@ boot() {
 	"$FQP_ROOT/scripts/boot-and-test.sh" "${common[@]}" --filter "$FQP_DISTRO_CORE" \
 		--exclude "$FQP_EXACT_CASES" --results "$out" >"$out.log" 2>&1 || rc=$?
 	counts=$(tail -n 3 "$out.log" | grep -E '^[0-9]+ passed' || grep -hE '^# [0-9]+ passed|passed, [0-9]+ failed' "$out/verdict.ktap" 2>/dev/null | tail -n 1 || echo 'no verdict')
+	verdict_diff "$out" "$tree"
 	result "$rc" "${name}_core_boot # $counts" "$out.log"
 	[ "$quick" = 0 ] || return 0
 	out=$rundir/$name-exact rc=0
 	"$FQP_ROOT/scripts/boot-and-test.sh" "${common[@]}" --filter "$FQP_DISTRO_EXACT" \
 		--clock exact --results "$out" >"$out.log" 2>&1 || rc=$?
 	counts=$(grep -hE 'passed, [0-9]+ failed' "$out/verdict.ktap" 2>/dev/null | tail -n 1 || echo 'no verdict')
+	verdict_diff "$out" "$tree"
 	result "$rc" "${name}_exact_boot # $counts" "$out.log"
 }
 
@@ -208,7 +225,7 @@ fi
 # --- applies: every linux-source-6.1 the archive serves ---
 if want applies; then
 	distro_applies bookworm "$FQP_DISTRO_SUITE" >"$rundir/applies.txt" || true
-	while read -r line; do
+	while IFS= read -r line; do
 		case $line in
 		' '*) echo "# $line" ;;
 		*)

@@ -56,7 +56,7 @@ fetch_debian_deb() {
 	stanza=$dir/$pkg.stanza
 	if [ -n "$want" ]; then
 		xz -dc "$idx" | awk -v RS= -v ORS='\n\n' -v p="Package: $pkg" -v v="Version: $want" \
-			'index($0, p "\n") == 1 && index($0, "\n" v "\n") {print; exit}' >"$stanza"
+			'!found && index($0, p "\n") == 1 && index($0, "\n" v "\n") {print; found = 1}' >"$stanza"
 	else
 		newest_stanza "$idx" "$pkg" "$stanza"
 	fi
@@ -291,20 +291,22 @@ series_files() {
 	done | sort -u
 }
 
-# distro_applies SUITE...: does the series apply to the linux-source-6.1
-# each SUITE serves (its newest version there)? Only the files the series
+# distro_applies SUITE[=VERSION]...: does the series apply to the
+# linux-source-6.1 each SUITE serves (its newest version there, or
+# VERSION)? Only the files the series
 # touches are unpacked from the package (verified as fetch_debian_deb
 # says) into $FQP_DISTRO/applies/VERSION, and quilt pushes the series
 # there with no fuzz. Prints one "VERSION SUITE verdict" line per suite
 # and which of the series' files differ between the versions; status 1
 # when the series does not apply to one of them.
 distro_applies() {
-	local suite deb ver dir bad=0 first='' f
+	local item suite deb ver dir bad=0 first='' f
 	local -a files
 	ensure_packages quilt xz-utils
 	mapfile -t files < <(series_files)
-	for suite in "$@"; do
-		deb=$(fetch_debian_deb "$suite" linux-source-6.1)
+	for item in "$@"; do
+		suite=${item%%=*}
+		deb=$(fetch_debian_deb "$suite" linux-source-6.1 "$([ "$item" = "$suite" ] || echo "${item#*=}")")
 		ver=$(dpkg-deb -f "$deb" Version)
 		dir=$FQP_DISTRO/applies/$ver
 		if [ ! -f "$dir/.fqp-unpacked" ]; then
@@ -458,4 +460,22 @@ distro_host_state() {
 	uname -r
 	ls -l --time-style=+%s /boot 2>/dev/null || true
 	dpkg-query -W -f='${Package} ${Version} ${Status}\n' 'linux-image-*' 'linux-headers-*' 2>/dev/null || true
+}
+
+# distro_verdict_diff KTAP COLUMN: the cases whose verdict in a run's
+# guest KTAP (ktap.log) differs from docs/verdicts.csv's COLUMN (stock61,
+# series): "CASE: here VERDICT, COLUMN VERDICT" lines.
+distro_verdict_diff() {
+	awk -F, -v col="$2" '
+		NR == FNR {
+			if (FNR == 1) { for (i = 1; i <= NF; i++) if ($i == col) c = i; next }
+			want[$1] = $c; next
+		}
+		/^ +(not )?ok [0-9]+ [0-9][0-9]-[a-z0-9-]+:/ {
+			v = ($1 == "not") ? "fail" : "pass"
+			name = ($1 == "not") ? $4 : $3
+			if ($0 ~ /# SKIP/) v = "SKIP"
+			if (name in want && index(want[name], v) != 1)
+				printf "%s: here %s, %s %s\n", name, v, col, want[name]
+		}' "$FQP_ROOT/docs/verdicts.csv" "$1"
 }
