@@ -19,7 +19,7 @@
 #             image, booted as the baseline was; sch_fq a signed module
 #             without KUnit, loaded by tc
 #   applies   the series against every linux-source-6.1 the archive's
-#             suites serve (bookworm, bookworm-security)
+#             suites list (bookworm, bookworm-security: every version)
 #   bench     (--bench) exact-clock headline points, Debian's binary against
 #             the series with Debian's config, in one run (scripts/bench.sh)
 # Nothing is installed on the host's kernel or /boot: every package goes
@@ -224,7 +224,8 @@ fi
 
 # --- applies: every linux-source-6.1 the archive serves ---
 if want applies; then
-	distro_applies bookworm "$FQP_DISTRO_SUITE" >"$rundir/applies.txt" || true
+	mapfile -t versions < <(archive_versions bookworm linux-source-6.1; archive_versions "$FQP_DISTRO_SUITE" linux-source-6.1)
+	distro_applies "${versions[@]}" >"$rundir/applies.txt" || true
 	while IFS= read -r line; do
 		case $line in
 		' '*) echo "# $line" ;;

@@ -479,3 +479,15 @@ distro_verdict_diff() {
 				printf "%s: here %s, %s %s\n", name, v, col, want[name]
 		}' "$FQP_ROOT/docs/verdicts.csv" "$1"
 }
+
+# archive_versions SUITE PKG: every version of PKG SUITE's signed index
+# lists (the host architecture's Packages.xz), oldest first, as
+# SUITE=VERSION.
+archive_versions() {
+	local suite=$1 pkg=$2 m idx
+	m=$(suite_mirror "$suite")
+	FQP_MIRROR=$m debian_release "$suite"
+	FQP_MIRROR=$m debian_index idx "$suite" "main/binary-$(dpkg --print-architecture)/Packages.xz"
+	xz -dc "$idx" | awk -v RS= -v p="Package: $pkg" 'index($0, p "\n") == 1' |
+		awk '$1 == "Version:" {print $2}' | sort -u | sort -V | sed "s/^/$suite=/"
+}
