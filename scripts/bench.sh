@@ -45,11 +45,13 @@ usage() {
 	cat <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
           [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--kernels K[,K]]
-          [--image K=KERNEL[,INITRD[,ROOTFS]]]...
-  --image K=KERNEL[,INITRD[,ROOTFS]]  boot KERNEL (with that initramfs and
-                 guest image) as kernel K (stock or patched) instead of
-                 building K: a distribution's kernel and the series built
-                 with its config (scripts/check-distro.sh); repeatable
+          [--image K=KERNEL[,INITRD[,ROOTFS[,ARGS]]]]...
+  --image K=KERNEL[,INITRD[,ROOTFS[,ARGS]]]  boot KERNEL (with that
+                 initramfs, guest image and extra kernel arguments) as
+                 kernel K (stock or patched) instead of building K: a
+                 distribution's kernel and the series built with its config
+                 (scripts/check-distro.sh), or one kernel against itself
+                 with a boot option (init_on_alloc=0); repeatable
   --kernels K,...  the kernels, booted in turn (default stock,patched):
                  stock (6.1), patched (the series), stock72 (stock 7.2),
                  patched72 (7.2 with patches/net/ and patches/net-next/),
@@ -110,8 +112,8 @@ while [ $# -gt 0 ]; do
 	--insn-profile) insn=1 ;;
 	--kernels) kernels=${2:-}; shift ;;
 	--image)
-		[[ ${2:-} =~ ^(stock|patched)=([^,]+)(,[^,]*)?(,[^,]*)?$ ]] && [ -f "${BASH_REMATCH[2]}" ] ||
-			usage_error "bad --image: '${2:-}' (stock=KERNEL[,INITRD[,ROOTFS]] or patched=..., the files existing)"
+		[[ ${2:-} =~ ^(stock|patched)=([^,]+)(,[^,]*)?(,[^,]*)?(,[^,]*)?$ ]] && [ -f "${BASH_REMATCH[2]}" ] ||
+			usage_error "bad --image: '${2:-}' (stock=KERNEL[,INITRD[,ROOTFS[,ARGS]]] or patched=..., the files existing)"
 		KIMAGE[${2%%=*}]=${2#*=}; shift ;;
 	--cache-model) cache=1 clock=exact ;;
 	--count-insns) count=1 clock=exact ;;
@@ -149,12 +151,13 @@ fi
 # image_args K: boot-and-test.sh's options for kernel K's own image
 # (--image), or its bench build.
 image_args() {
-	local kz ki kr
+	local kz ki kr ka
 	if [ -n "${KIMAGE[$1]:-}" ]; then
-		IFS=, read -r kz ki kr <<<"${KIMAGE[$1]}"
+		IFS=, read -r kz ki kr ka <<<"${KIMAGE[$1]}"
 		printf '%s\n' --bzimage "$kz"
 		[ -z "$ki" ] || printf '%s\n' --initrd "$ki"
 		[ -z "$kr" ] || printf '%s\n' --rootfs "$kr"
+		printf '%s\n' --append "${append:+$append }$ka"
 	else
 		printf '%s\n' --bzimage "$FQP_BUILD/$1-bench/arch/x86/boot/bzImage"
 	fi
@@ -295,11 +298,12 @@ for rep in $(seq "$reps"); do
 		# Every kernel was built above: the boot takes its image as it is
 		# (a boot that prepared the tree again could race another job
 		# that walks the patched 7.2 tree, as check-series --base 7.2 does).
+		# Last: an image's own kernel arguments (--image) join the others.
 		mapfile -t kimg < <(image_args "$k")
 		FQP_CACHE_MODEL_OPTS=$(if [ "$count" = 1 ]; then echo sim=none; else echo "${FQP_CACHE_MODEL_OPTS:-}"; fi) \
-			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" "${kimg[@]}" \
+			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config bench --cases "$cases" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "$clock" \
-			--append "$append" "${prof[@]}" >"$out.log" 2>&1 || rc=$?
+			--append "$append" "${prof[@]}" "${kimg[@]}" >"$out.log" 2>&1 || rc=$?
 		# The kernel this boot ran: the next boot may rebuild it.
 		[ "$insn" = 0 ] && [ "$cache" = 0 ] || cp "$FQP_BUILD/$k-bench/vmlinux" "$out/vmlinux"
 		[ "$cache" = 0 ] || cache_rows "$out" "$k" "$rep" >>"$rundir/raw.csv" || failed+=("$rep-$k(cache)")
