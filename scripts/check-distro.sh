@@ -35,7 +35,7 @@ usage: $0 [--steps S[,S]] [--bench] [--quick] [--config FILE] [--src DIR]
           [--modules FILE] [--results DIR]
   --steps S,...   run only these steps (default: all but bench):
                   ${ALL_STEPS[*]}
-  --bench         add the bench step (about 1 h on an idle 2-core host)
+  --bench         add the bench step (four exact-clock boots, two per kernel)
   --quick         the boots run the distro core only (no exact-clock boot);
                   the bench step its --quick set
   --config FILE   Debian's config to start from (default: linux-config-6.1's
