@@ -53,6 +53,13 @@ usage() {
 	cat <<USAGE
 usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DIR]
           [--set VAR=VALUE]... [--insn-profile] [--cache-model] [--native] [--kernels K[,K]]
+          [--image K=KERNEL[,INITRD[,ROOTFS[,ARGS]]]]...
+  --image K=KERNEL[,INITRD[,ROOTFS[,ARGS]]]  boot KERNEL (with that
+                 initramfs, guest image and extra kernel arguments) as
+                 kernel K (stock or patched) instead of building K: a
+                 distribution's kernel and the series built with its config
+                 (scripts/check-distro.sh), or one kernel against itself
+                 with a boot option (init_on_alloc=0); repeatable
   --kernels K,...  the kernels, booted in turn (default stock,patched):
                  stock (6.1), patched (the series), stock72 (stock 7.2),
                  patched72 (7.2 with patches/net/ and patches/net-next/),
@@ -113,6 +120,7 @@ USAGE
 }
 
 quick=0 reps='' only='' rundir='' clock='' insn=0 cache=0 count=0 native=0 nobuild=0 sets=() kernels=stock,patched
+declare -A KIMAGE=()
 while [ $# -gt 0 ]; do
 	case $1 in
 	--quick) quick=1 ;;
@@ -127,6 +135,10 @@ while [ $# -gt 0 ]; do
 		sets+=("$2"); shift ;;
 	--insn-profile) insn=1 ;;
 	--kernels) kernels=${2:-}; shift ;;
+	--image)
+		[[ ${2:-} =~ ^(stock|patched)=([^,]+)(,[^,]*)?(,[^,]*)?(,[^,]*)?$ ]] && [ -f "${BASH_REMATCH[2]}" ] ||
+			usage_error "bad --image: '${2:-}' (stock=KERNEL[,INITRD[,ROOTFS[,ARGS]]] or patched=..., the files existing)"
+		KIMAGE[${2%%=*}]=${2#*=}; shift ;;
 	--cache-model) cache=1 clock=exact ;;
 	--count-insns) count=1 clock=exact ;;
 	--native) native=1 clock=native ;;
@@ -167,12 +179,36 @@ kernel_opts() {
 	esac
 }
 
+if [ ${#KIMAGE[@]} -gt 0 ] && { [ "$insn" = 1 ] || [ "$cache" = 1 ]; }; then
+	usage_error "--image and --insn-profile or --cache-model: those read the kernel's vmlinux, which a packaged kernel does not ship"
+fi
+# image_args K: boot-and-test.sh's options for kernel K's own image
+# (--image), or its bench build.
+image_args() {
+	local kz ki kr ka
+	if [ -n "${KIMAGE[$1]:-}" ]; then
+		IFS=, read -r kz ki kr ka <<<"${KIMAGE[$1]}"
+		printf '%s\n' --bzimage "$kz"
+		[ -z "$ki" ] || printf '%s\n' --initrd "$ki"
+		[ -z "$kr" ] || printf '%s\n' --rootfs "$kr"
+		printf '%s\n' --append "${append:+$append }$ka"
+	elif [[ $1 == patched72-* ]]; then
+		printf '%s\n' --bzimage "$FQP_BUILD/$1-bench/arch/x86/boot/bzImage"
+	else
+		local _k b t
+		read -r _k b t <<<"$(kernel_opts "$1")"
+		printf '%s\n' --bzimage "$(FQP_BASE=$b kernel_image "$t" "$bconf")"
+	fi
+}
+
 ensure_packages gnuplot-nox
 # Every kernel first, so that a build failure stops the run before any
 # measurement, and no build runs beside a measuring guest.
 for k in "${KERNELS[@]}"; do
 	read -r _ b t <<<"$(kernel_opts "$k")"
-	if [ "$nobuild" = 1 ]; then
+	if [ -n "${KIMAGE[$k]:-}" ]; then
+		continue
+	elif [ "$nobuild" = 1 ]; then
 		[ -f "$(FQP_BASE=$b kernel_image "$t" "$bconf")" ] ||
 			die "--no-build: no $k kernel at $(FQP_BASE=$b kernel_image "$t" "$bconf")" "run without --no-build once"
 	elif [[ $k == patched72-* ]]; then
@@ -182,7 +218,7 @@ for k in "${KERNELS[@]}"; do
 	fi
 done
 export FQP_STEP=bench
-bz=$FQP_BUILD/${KERNELS[1]:-${KERNELS[0]}}-bench/arch/x86/boot/bzImage
+bz=$(image_args "${KERNELS[1]:-${KERNELS[0]}}" | sed -n 2p)
 [ -n "$clock" ] || clock=$(auto_clock "$bz")
 if [ "$clock" = native ]; then accel=uml; else accel=$(clock_accel "$clock" "$bz"); fi
 if [ "$clock" = native ]; then
@@ -312,6 +348,7 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	echo "workloads=${selected[*]}"
 	echo "kernels=${KERNELS[*]}"
 	[ ${#sets[@]} = 0 ] || echo "set=${sets[*]}"
+	for k in "${!KIMAGE[@]}"; do echo "image_$k=${KIMAGE[$k]}"; done
 } >"$rundir/meta.txt"
 echo "kernel,rep,workload,variant,metric,value,unit" >"$rundir/raw.csv"
 [ "$clock" != native ] || echo "kernel,rep,start,seconds,load1_before,load1_after,procs_running_before,procs_running_after" >"$rundir/load.csv"
@@ -343,15 +380,15 @@ for rep in $(seq "$reps"); do
 		# Every kernel was built above: the boot takes its image as it is
 		# (a boot that prepared the tree again could race another job
 		# that walks the patched 7.2 tree, as check-series --base 7.2 does).
-		kimg=(--bzimage "$(FQP_BASE=$b kernel_image "$t" "$bconf")")
-		[[ $k != patched72-* ]] || kimg=(--bzimage "$FQP_BUILD/$k-bench/arch/x86/boot/bzImage")
+		# Last: an image's own kernel arguments (--image) join the others.
+		mapfile -t kimg < <(image_args "$k")
 		nolatest=()
 		[ "$clock" != native ] || nolatest=(--no-latest)
 		l0=$(cut -d' ' -f1 /proc/loadavg) r0=$(awk '$1 == "procs_running" { print $2 }' /proc/stat)
 		FQP_CACHE_MODEL_OPTS=$(if [ "$count" = 1 ]; then echo sim=none; else echo "${FQP_CACHE_MODEL_OPTS:-}"; fi) \
-			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config "$bconf" --cases "$cases" "${kimg[@]}" \
+			"$FQP_ROOT/scripts/boot-and-test.sh" --base "$b" --kernel "$t" --config "$bconf" --cases "$cases" \
 			--filter "$filter" --results "$out" --timeout "$boot_limit" --silence "$silence_limit" --clock "${clock/native/wall}" \
-			--append "$append" ${prof[@]+"${prof[@]}"} ${nolatest[@]+"${nolatest[@]}"} >"$out.log" 2>&1 || rc=$?
+			--append "$append" ${prof[@]+"${prof[@]}"} ${nolatest[@]+"${nolatest[@]}"} "${kimg[@]}" >"$out.log" 2>&1 || rc=$?
 		[ "$clock" != native ] || echo "$k,$rep,$t0,$(($(date +%s) - t0)),$l0,$(cut -d' ' -f1 /proc/loadavg),$r0,$(awk '$1 == "procs_running" { print $2 }' /proc/stat)" >>"$rundir/load.csv"
 		# The kernel this boot ran: the next boot may rebuild it.
 		[ "$insn" = 0 ] && [ "$cache" = 0 ] || cp "$FQP_BUILD/$k-bench/vmlinux" "$out/vmlinux"

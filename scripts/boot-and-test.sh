@@ -26,6 +26,11 @@ usage: $0 [options]
                           its own (scripts/build-kernel.sh --kconfig-add)
   --bzimage PATH          boot this kernel instead of building one; --kernel
                           then says which tree's behaviour the cases assert
+  --initrd PATH           boot with this initramfs (a distribution kernel whose
+                          disk drivers are modules: scripts/check-distro.sh)
+  --rootfs PATH           boot this guest image instead of build-rootfs.sh's
+                          (a copy with a kernel package installed; still
+                          snapshot=on, never written)
   --filter REGEX          run only guest cases whose file:case name matches
   --exclude REGEX         skip guest cases whose file:case name matches (not run, not counted)
   --shard I/N             run cases I, I+N, I+2N... of the selected list (0 <= I < N):
@@ -64,7 +69,7 @@ usage: $0 [options]
 USAGE
 }
 
-kernel=patched config='' bzimage='' kadd=() kadd_args=() filter='' exclude='' shard='' cases='' timeout=3600 silence=900
+kernel=patched config='' bzimage='' initrd='' rootfs='' kadd=() kadd_args=() filter='' exclude='' shard='' cases='' timeout=3600 silence=900
 insn_profile='' cache_model=''
 latest=1 mem=2G smp='' clock=wall shell=0 rundir='' rebuild=0 dry=0 verbose=0 append=''
 while [ $# -gt 0 ]; do
@@ -73,6 +78,8 @@ while [ $# -gt 0 ]; do
 	--config) config=${2:-}; shift ;;
 	--base) set_base "${2:-}" || usage_error; shift ;;
 	--bzimage) bzimage=${2:-}; shift ;;
+	--initrd) initrd=${2:-}; shift ;;
+	--rootfs) rootfs=${2:-}; shift ;;
 	--kconfig-add)
 		kconfig_add_lines "${2:-}" >/dev/null || usage_error
 		kadd+=("$2") kadd_args+=(--kconfig-add "$2"); shift ;;
@@ -149,14 +156,23 @@ if [ -z "$bzimage" ]; then
 	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --tree "$kernel" --config "$config" ${kadd_args[@]+"${kadd_args[@]}"}
 	bzimage=$(kernel_image "$kernel" "$config" ${kadd[@]+"${kadd[@]}"})
 fi
+if [ -n "$initrd" ]; then
+	[ -f "$initrd" ] || die "no initramfs at --initrd $initrd"
+	initrd=$(realpath "$initrd")
+fi
 [ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --base $FQP_BASE --tree $kernel --config $config"
 stage kernel "$t"
 
 # 2. Root filesystem (cached, never written by a run: snapshot=on).
 t=$(date +%s)
-[ "$rebuild" = 0 ] || rm -f "$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)"
-"$FQP_ROOT/scripts/build-rootfs.sh"
-rootfs=$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)
+if [ -n "$rootfs" ]; then
+	[ -f "$rootfs" ] || die "no guest image at --rootfs $rootfs" "make it first (scripts/check-distro.sh makes its images)"
+	rootfs=$(realpath "$rootfs")
+else
+	[ "$rebuild" = 0 ] || rm -f "$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)"
+	"$FQP_ROOT/scripts/build-rootfs.sh"
+	rootfs=$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)
+fi
 stage rootfs "$t"
 
 # 3. The run directory and its disk with the tests and helpers.
@@ -265,6 +281,7 @@ qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-kernel "$bzimage" -append "$cmdline"
 	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
 	-drive "file=$rundir/run.ext4,if=virtio,format=raw")
+[ -z "$initrd" ] || qemu+=(-initrd "$initrd")
 mapfile -t clock_args < <(clock_qemu_args "$clock")
 qemu+=("${clock_args[@]}")
 if [ -n "$insn_profile" ]; then
@@ -448,6 +465,8 @@ rerun=(scripts/boot-and-test.sh)
 [ "$FQP_BASE" = 6.1 ] || rerun+=(--base "$FQP_BASE")
 if [ -n "$user_image" ]; then rerun+=(--kernel "$bzimage" --config "$config"); else rerun+=(--kernel "$kernel" --config "$config"); fi
 [ -z "$cases" ] || rerun+=(--cases "$cases")
+[ -z "$initrd" ] || rerun+=(--initrd "$initrd")
+[ -z "$rootfs" ] || [ "$rootfs" = "$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)" ] || rerun+=(--rootfs "$rootfs")
 [ "$clock" = wall ] || rerun+=(--clock "$clock")
 rerun+=(${kadd_args[@]+"${kadd_args[@]}"})
 header="$kernel/$config kernel (base $FQP_BASE, $base_version), ${accel^^}, clock $clock, $smp vCPU${shard:+, shard $shard}, run dir $rundir"

@@ -12,6 +12,7 @@
 #   cases.sh     named lists of guest cases (debug core, 7.2 core)
 #   tap.sh       TAP lines and counts of the host-side checks
 #   ident.sh     the sender's identity and the mails
+#   distro.sh    Debian's own kernel packages, and the series built as one
 # Source it; it sets strict mode for the caller.
 set -euo pipefail
 
@@ -48,5 +49,7 @@ export FQP_ROOT FQP_CACHE FQP_STOCK FQP_PATCHED FQP_AUTHOR FQP_BUILD FQP_IMAGES
 . "$FQP_ROOT/scripts/lib/tap.sh"
 # shellcheck source=scripts/lib/ident.sh
 . "$FQP_ROOT/scripts/lib/ident.sh"
+# shellcheck source=scripts/lib/distro.sh
+. "$FQP_ROOT/scripts/lib/distro.sh"
 
 set_base "${FQP_BASE:-6.1}" || die "FQP_BASE=$FQP_BASE is not a base" "use one of: $FQP_BASES"

@@ -27,6 +27,9 @@ pg_write() {
 # (PG_TXQUEUES transmit queues when set, for mq).
 pg_setup() {
 	local txq=()
+	# A distribution kernel builds pktgen as a module: loaded as its
+	# users load it.
+	[ -d "$PG" ] || modprobe -q pktgen 2>/dev/null || true
 	[ -d "$PG" ] || skip "no /proc/net/pktgen (CONFIG_NET_PKTGEN)"
 	[ -z "${PG_TXQUEUES:-}" ] || txq=(numtxqueues "$PG_TXQUEUES")
 	ip link del "$PG_DEV" 2>/dev/null || true

@@ -223,6 +223,9 @@ if [ -w /sys/kernel/debug/kmemleak ]; then
 	cat /sys/kernel/debug/kmemleak >"$R/kmemleak.txt"
 fi
 dmesg >"$R/dmesg.txt"
+# The modules loaded by now (scripts/check-distro.sh derives its
+# localmodconfig list from a distribution kernel's).
+cat /proc/modules >"$R/modules.txt" 2>/dev/null || true
 bad=$(grep -E "$SPLAT_RE" "$R/dmesg.txt" | head -n 10 || true)
 if [ -f "$R/kmemleak.txt" ] && grep -qE 'fq_|sch_|tcp_' "$R/kmemleak.txt"; then
 	bad="$bad

@@ -60,3 +60,14 @@ FQP_EXACT_CASES='^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$|^5
 # boot-and-test.sh neither runs nor counts them on the other configs.
 FQP_DEBUG_ONLY='^94-fq-failslab:'
 export FQP_TIMING_CASES FQP_SEMANTIC_CASES FQP_EXACT_CASES FQP_DEBUG_ONLY
+
+# The core a distribution kernel runs (scripts/check-distro.sh: Debian's
+# cloud kernel and the series built with its config): the 7.2 core (the
+# cases whose semantics differ between kernels, the fast path, bands and
+# tc-testing) plus the sysctls, the pacing rate, TSO autosizing, BBR
+# (tcp_bbr, a module there) and fq's
+# pacing; on the wall clock, without the exact-clock cases, which a
+# second, exact boot runs with the tree's selftests (FQP_DISTRO_EXACT).
+FQP_DISTRO_CORE="$FQP_CORE72|^(10-sysctl|20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|70-fq-limits):"
+FQP_DISTRO_EXACT='^95-tree-selftests:(so_txtime|test_tc_edt)$|^55-fq-pacing:fq_rate_gaps$'
+export FQP_DISTRO_CORE FQP_DISTRO_EXACT
