@@ -76,7 +76,9 @@ def git(*args):
 @functools.lru_cache(maxsize=None)
 def series_hash(commit=None):
     """scripts/lib/series.sh's series_hash of the 6.1 series at COMMIT (None:
-    the working tree): the series file, then each patch it lists."""
+    the working tree): the series file, then each patch's diff (from its
+    first "diff --git" line): a mail's headers and message are not the
+    code measured."""
     def read(path):
         if commit is None:
             with open(os.path.join(ROOT, path), "rb") as f:
@@ -87,7 +89,9 @@ def series_hash(commit=None):
     for line in series.decode().split("\n"):
         words = line.split()
         if words and not words[0].startswith("#"):
-            h.update(read("patches/" + words[0]))
+            text = read("patches/" + words[0])
+            at = text.find(b"\ndiff --git ")
+            h.update(text[at + 1:] if at >= 0 else b"")
     return h.hexdigest()[:16]
 
 
