@@ -139,7 +139,7 @@ ensure_packages gnuplot-nox
 for k in "${KERNELS[@]}"; do
 	read -r _ b t <<<"$(kernel_opts "$k")"
 	if [[ $k == patched72-* ]]; then
-		build_upstream_prefix "${k#patched72-}" bench
+		build_upstream_prefix "${k#patched72-}" bench 7.2
 	else
 		"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config bench
 	fi

@@ -1,18 +1,18 @@
 # shellcheck shell=bash
 # The quilt series: which patches the base's patched tree carries
 # (series_patches), their hash (a changed series re-applies the tree),
-# popping and pushing them without leaving make stale objects, a 7.2
+# popping and pushing them without leaving make stale objects, a 7.x
 # kernel built with only the first N upstream patches, and checkpatch as
 # netdev runs it.
 
-# The upstream series, in the order the patched 7.2 tree applies them: the
+# The upstream series, in the order a patched 7.x tree applies them: the
 # fixes for net first, then the net-next series.
 FQP_UPSTREAM_SERIES='net net-next'
 
 # series_file_patches FILE: the patches a quilt series file lists.
 series_file_patches() { grep -vE '^[[:space:]]*(#|$)' "$1" | awk '{print $1}'; }
 
-# upstream_series: the 7.2 tree's quilt series, each patch relative to
+# upstream_series: a 7.x tree's quilt series, each patch relative to
 # patches/ (net/..., net-next/...); a series file that does not exist yet
 # adds nothing.
 upstream_series() {
@@ -69,29 +69,31 @@ quilt_touch() {
 	done
 }
 
-# build_upstream_prefix N CONFIG: the 7.2 kernel with the net fixes and the
-# first N net-next patches, built from the patched 7.2 tree (popped to that
-# level and pushed back, under its lock) into build/patched72-N-CONFIG:
+# build_upstream_prefix N CONFIG [BASE]: the BASE kernel (default the
+# upstream patches' base, FQP_UPSTREAM_BASE) with the net fixes and the
+# first N net-next patches, built from its patched tree (popped to that
+# level and pushed back, under its lock) into build/patched7x-N-CONFIG:
 # the same source paths as the whole series' build, so ccache reuses it.
 build_upstream_prefix() {
-	local n=$1 config=$2 total level nnet=0
+	local n=$1 config=$2 base=${3:-$FQP_UPSTREAM_BASE} total level nnet=0 name
 	(
-		set_base 7.2
+		set_base "$base"
+		name=$(base_tree patched)
 		"$FQP_ROOT/scripts/prepare-tree.sh"
-		with_lock "$FQP_CACHE/.tree-7.2-lock"
+		with_lock "$(tree_lock)"
 		[ ! -f "$FQP_ROOT/patches/net/series" ] || nnet=$(series_file_patches "$FQP_ROOT/patches/net/series" | wc -l)
 		total=$(series_patches | wc -l) level=$((nnet + n))
-		[ "$level" -le "$total" ] || die "patched72-$n: there are only $((total - nnet)) net-next patches" "pick N <= $((total - nnet))"
+		[ "$level" -le "$total" ] || die "$name-$n: there are only $((total - nnet)) net-next patches" "pick N <= $((total - nnet))"
 		(cd "$FQP_PATCHED" && if [ "$level" = 0 ]; then quilt pop -q -a; else
 			quilt pop -q "$(series_patches | sed -n "${level}p")" || [ "$level" = "$total" ]; fi
 		) >"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
-			die "quilt pop to patch $level failed (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+			die "quilt pop to patch $level failed (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base $base --force"
 		quilt_touch "$FQP_PATCHED"
 		local rc=0
-		"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --tree patched --config "$config" \
-			--src "$FQP_PATCHED" --out "$FQP_BUILD/patched72-$n-$config" || rc=$?
+		"$FQP_ROOT/scripts/build-kernel.sh" --base "$base" --tree patched --config "$config" \
+			--src "$FQP_PATCHED" --out "$FQP_BUILD/$name-$n-$config" || rc=$?
 		(cd "$FQP_PATCHED" && quilt push -q -a) >>"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
-			die "quilt push -a failed after the prefix build (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+			die "quilt push -a failed after the prefix build (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base $base --force"
 		quilt_touch "$FQP_PATCHED"
 		return "$rc"
 	)
