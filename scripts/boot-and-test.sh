@@ -8,9 +8,10 @@
 usage() {
 	cat <<USAGE
 usage: $0 [options]
-  --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
-                          6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
-                          (patched there: 7.2 with patches/net/ and patches/net-next/)
+  --base 6.1|7.2|7.3      which upstream tree stock is (default \$FQP_BASE or 6.1):
+                          6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2,
+                          7.3 experimental's linux-source-7.3 (patched there: 7.x
+                          with patches/net/ and patches/net-next/)
   --kernel stock|patched|PATH  which tree (default patched), or the path of a
                           bzImage to boot (as vng and tuxrun take one): an image
                           in one of our build dirs is booted as its tree and
@@ -195,7 +196,7 @@ if [ -f "$st/net/so_txtime.sh" ] && [ -f "$st/bpf/test_tc_edt.sh" ]; then
 		STBIN="$stage_dir/selftests" selftests >>"$rundir/helpers-build.log" 2>&1 ||
 		{ cat "$rundir/helpers-build.log" >&2; die "building the tree's selftests failed (log: $rundir/helpers-build.log)" "check $st and re-run"; }
 fi
-# Newer trees (7.2) test fq's per-band packet limit: fq_band_pktlimit.sh,
+# Newer trees (7.x) test fq's per-band packet limit: fq_band_pktlimit.sh,
 # the netns wrapper it runs itself in, and its sender built here.
 if [ -f "$st/net/fq_band_pktlimit.sh" ]; then
 	mkdir -p "$stage_dir/selftests"
