@@ -71,9 +71,25 @@ stock_tree() {
 	esac
 }
 
+# The net fixes are the first patches of the patched 7.3 tree's series:
+# their stock and fixed kernels are that tree popped to no patch and to
+# the last net fix (build_upstream_level, scripts/lib/series.sh), built
+# beside its test kernel so that ccache shares every object the fixes do
+# not touch (a build of the stock tree itself shares none: its source
+# path differs).
+net_tag=fixes$(base_tag "${BASE[net]}")
+# niced CMD...: CMD (a function too) at nice 5, as the builds here run.
+niced() { (renice -n 5 -p "$BASHPID" >/dev/null 2>&1 || true; "$@"); }
+
 # stock_image FIX LOG: build the fix's stock kernel (the harness's own
-# build dir for 6.1 and 7.x) and print its bzImage.
+# build dir for 6.1, the patched tree with no patch for net) and print its
+# bzImage.
 stock_image() {
+	if [ "$1" = net ]; then
+		niced build_upstream_level 0 test "$net_tag-stock" "${BASE[net]}" >"$2" 2>&1 || return 1
+		echo "$FQP_BUILD/$net_tag-stock-test/arch/x86/boot/bzImage"
+		return 0
+	fi
 	local -a args=(--base "${BASE[$1]}" --tree stock --config test)
 	[ "$1" != stable-6.12 ] || args+=(--src "$FQP_CACHE/stock-6.12" --out "$FQP_BUILD/stock612-test")
 	nice -n 5 "$FQP_ROOT/scripts/build-kernel.sh" "${args[@]}" >"$2" 2>&1 || return 1
@@ -152,7 +168,12 @@ check_fix() {
 	done
 	tap_result "$rc" "checkpatch_strict_$fix" "$logdir/$fix-checkpatch.log"
 
-	if [ -d "$tree/.pc" ]; then
+	if [ -d "$tree/.pc" ] && [ "$fix" = net ]; then
+		rc=0 out=$FQP_BUILD/$net_tag-net-test
+		niced build_upstream_level "$(upstream_net_count)" test "$net_tag-net" "${BASE[net]}" \
+			>"$logdir/$fix-build.log" 2>&1 || rc=1
+		tap_result "$rc" "builds_$fix" "$logdir/$fix-build.log"
+	elif [ -d "$tree/.pc" ]; then
 		rc=0
 		nice -n 5 "$FQP_ROOT/scripts/build-kernel.sh" --base "${BASE[$fix]}" --tree stock --config test \
 			--src "$tree" --out "$out" >"$logdir/$fix-build.log" 2>&1 || rc=1

@@ -69,21 +69,20 @@ quilt_touch() {
 	done
 }
 
-# build_upstream_prefix N CONFIG [BASE]: the BASE kernel (default the
-# upstream patches' base, FQP_UPSTREAM_BASE) with the net fixes and the
-# first N net-next patches, built from its patched tree (popped to that
-# level and pushed back, under its lock) into build/patched7x-N-CONFIG:
-# the same source paths as the whole series' build, so ccache reuses it.
-build_upstream_prefix() {
-	local n=$1 config=$2 base=${3:-$FQP_UPSTREAM_BASE} total level nnet=0 name
+# build_upstream_level LEVEL CONFIG NAME [BASE]: the BASE kernel (default
+# the upstream patches' base, FQP_UPSTREAM_BASE) with the first LEVEL
+# patches of its upstream series (patches/net/ then patches/net-next/; 0:
+# none, the stock source), built from its patched tree (popped to that
+# level and pushed back, under its lock) into build/NAME-CONFIG: the same
+# source paths as the whole series' build, so ccache reuses it.
+build_upstream_level() {
+	local level=$1 config=$2 name=$3 base=${4:-$FQP_UPSTREAM_BASE} total
 	(
 		set_base "$base"
-		name=$(base_tree patched)
 		"$FQP_ROOT/scripts/prepare-tree.sh"
 		with_lock "$(tree_lock)"
-		[ ! -f "$FQP_ROOT/patches/net/series" ] || nnet=$(series_file_patches "$FQP_ROOT/patches/net/series" | wc -l)
-		total=$(series_patches | wc -l) level=$((nnet + n))
-		[ "$level" -le "$total" ] || die "$name-$n: there are only $((total - nnet)) net-next patches" "pick N <= $((total - nnet))"
+		total=$(series_patches | wc -l)
+		[ "$level" -le "$total" ] || die "$name: level $level, but the series has $total patches" "pick a level <= $total"
 		(cd "$FQP_PATCHED" && if [ "$level" = 0 ]; then quilt pop -q -a; else
 			quilt pop -q "$(series_patches | sed -n "${level}p")" || [ "$level" = "$total" ]; fi
 		) >"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
@@ -91,12 +90,28 @@ build_upstream_prefix() {
 		quilt_touch "$FQP_PATCHED"
 		local rc=0
 		"$FQP_ROOT/scripts/build-kernel.sh" --base "$base" --tree patched --config "$config" \
-			--src "$FQP_PATCHED" --out "$FQP_BUILD/$name-$n-$config" || rc=$?
+			--src "$FQP_PATCHED" --out "$FQP_BUILD/$name-$config" || rc=$?
 		(cd "$FQP_PATCHED" && quilt push -q -a) >>"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
 			die "quilt push -a failed after the prefix build (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base $base --force"
 		quilt_touch "$FQP_PATCHED"
 		return "$rc"
 	)
+}
+
+# upstream_net_count: how many fixes patches/net/ has (the first patches
+# of a 7.x tree's series).
+upstream_net_count() {
+	if [ -f "$FQP_ROOT/patches/net/series" ]; then series_file_patches "$FQP_ROOT/patches/net/series" | wc -l; else echo 0; fi
+}
+
+# build_upstream_prefix N CONFIG [BASE]: the BASE kernel with the net
+# fixes and the first N net-next patches (build_upstream_level), in
+# build/patched7x-N-CONFIG.
+build_upstream_prefix() {
+	local n=$1 config=$2 base=${3:-$FQP_UPSTREAM_BASE} nnet name
+	nnet=$(upstream_net_count)
+	name=$(set_base "$base" && base_tree patched)-$n
+	build_upstream_level "$((nnet + n))" "$config" "$name" "$base"
 }
 
 # checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about
