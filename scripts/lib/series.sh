@@ -127,7 +127,7 @@ build_upstream_prefix() {
 # of the upstream history (docs/testing.md, "Fixes for other trees"): the
 # Debian trees have no git history, and checkpatch warns of every id it
 # cannot look up there. That warning is dropped for these ids only.
-FQP_VERIFIED_IDS='65466904b015 39d010504e6b 62748f32d501 29f834aa326e'
+FQP_VERIFIED_IDS='65466904b015 39d010504e6b 62748f32d501 29f834aa326e 790709f24972'
 checkpatch_strict() {
 	ensure_packages perl python3-ply python3-git
 	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q \
