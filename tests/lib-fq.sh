@@ -290,16 +290,20 @@ mq_topo() {
 	done
 }
 
-# tsnap: a snapshot of veth0's qdiscs (for qv) in SNAP, and in SNAP_T the
+# tsnap: a snapshot of veth0's qdiscs (for qv) in SNAP, in SNAP_T the
 # guest time (ns) halfway through taking it: under TCG one tc run takes a
-# good part of a second, which a window of "sleep 3" would not count.
+# good part of a second, which a window of "sleep 3" would not count; and
+# in SNAP_U half the time it took (ns): a qdisc's counters were read
+# somewhere within SNAP_T +- SNAP_U, the first leaves of a dump early, the
+# last ones late.
 tsnap() {
-	local t0
+	local t0 t1
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2034 # read by the cases
 	SNAP=$(snap snd veth0)
+	t1=$(date +%s%N)
 	# shellcheck disable=SC2034
-	SNAP_T=$(((t0 + $(date +%s%N)) / 2))
+	SNAP_T=$(((t0 + t1) / 2)) SNAP_U=$(((t1 - t0) / 2))
 }
 
 # mq_sum SNAPSHOT KEY [HANDLES]: KEY summed over the fq leaves (default
