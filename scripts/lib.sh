@@ -3,12 +3,12 @@
 # scripts/lib/, one file per concern, sourced in this order:
 #   log.sh       logging, die with a next step, run_logged, with_lock
 #   packages.sh  the Debian packages the pipeline needs, installed on demand
-#   debian.sh    the base (6.1 or 7.2), the Debian archive and its trees
+#   debian.sh    the base (6.1, 7.2 or 7.3), the Debian archive and its trees
 #   series.sh    the quilt series, its hash, checkpatch
 #   kconfig.sh   kernel configs from fragments, build dirs and images
 #   qemu.sh      KVM or TCG, the guest clocks
 #   plugins.sh   the QEMU plugins' counts (instructions, cache misses)
-#   cases.sh     named lists of guest cases (debug core, 7.2 core)
+#   cases.sh     named lists of guest cases (debug core, 7.x core)
 #   tap.sh       TAP lines and counts of the host-side checks
 #   ident.sh     the sender's identity and the mails
 # Source it; it sets strict mode for the caller.
