@@ -261,7 +261,8 @@ t_change_keeps_bands() {
 	[ "$(fqsv "$s" qlen)" -le 150 ] || fail "qlen $(fqsv "$s" qlen) above 3 x 50"
 }
 
-# The same with flows that are due, not throttled: fq under tbf 16kbit
+# limit is per band, so a change that leaves no band above it must drop
+# nothing, here with flows that are due, not throttled: fq under tbf 16kbit
 # (about 8 of these packets a second), limit 100, three UDP senders of
 # priorities 6, 0 and 1 filling the bands to ~100 each. fq_change()'s trim
 # dequeues, and here every dequeue returns a packet: a ce_threshold change
