@@ -142,7 +142,11 @@ fi
 [ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --base $FQP_BASE --tree $kernel --config $config"
 stage kernel "$t"
 
-# 2. Root filesystem (cached, never written by a run: snapshot=on).
+# 2. Root filesystem (cached, never written by a run: snapshot=on). Other
+# guests and UML runs (ubd copy-on-write over it) read it at the same
+# time; one that holds it locked would stop QEMU ("Failed to get
+# "consistent read" lock"), so QEMU takes no lock on it (file.locking=off):
+# nothing writes it while runs use it.
 t=$(date +%s)
 [ "$rebuild" = 0 ] || rm -f "$("$FQP_ROOT/scripts/build-rootfs.sh" --print-path)"
 "$FQP_ROOT/scripts/build-rootfs.sh"
@@ -253,7 +257,7 @@ cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 rootflags=noinit_
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none
 	-kernel "$bzimage" -append "$cmdline"
-	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
+	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on,file.locking=off"
 	-drive "file=$rundir/run.ext4,if=virtio,format=raw")
 mapfile -t clock_args < <(clock_qemu_args "$clock")
 qemu+=("${clock_args[@]}")
@@ -358,10 +362,13 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard
 	while read -r p; do
 		r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
+		# 0001 (6.1), net_0001 and net-next_0001 (7.x): one name each.
+		n=${p##*/} n=${n%%-*}
+		[[ $p != */* ]] || n=${p%%/*}_$n
 		if [ -n "$r" ]; then
-			host_case 1 "checkpatch_strict_${p%%-*}" "" "$cp_log"
+			host_case 1 "checkpatch_strict_$n" "" "$cp_log"
 		else
-			host_case 0 "checkpatch_strict_${p%%-*}"
+			host_case 0 "checkpatch_strict_$n"
 		fi
 	done < <(series_patches)
 fi
