@@ -168,18 +168,23 @@ t_fastpath_socket_rate_raised() {
 # rate). Up to 7.3, sk_setsockopt() only ever lowers the rate of such a
 # socket: stock 6.1, the series (which keeps 6.1's socket options) and
 # stock 7.x pace it at 50 kbit/s; on 6.1 and the series the case asserts
-# that, with a NOTE; on stock 7.x it is a finding (FQP_FINDINGS72).
+# that, with a NOTE; on stock 7.x it is a finding (FQP_FINDINGS72). A
+# receiver keeps ICMP errors from failing the connected socket's sends.
 t_max_pacing_rate_raised() {
-	local b a n t0 ms th
+	local b a n t0 ms th rpid
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root fq
+	rn udpflows -R -p 9000 -t 30 -i 3000 >"$R/data/max-rate-raised-rx.txt" &
+	rpid=$!
+	wait_listen rcv udp 9000
 	b=$(fqs snd veth0)
 	t0=$(date +%s%N)
 	n=$(udp_send -c 40 -l 1000 -m 50k -M 4m)
 	fq_empty_wait snd veth0 20 || fail "fq still holds packets 20 s later"
 	ms=$((($(date +%s%N) - t0) / 1000000))
 	a=$(fqs snd veth0)
+	wait "$rpid" || true
 	th=$(fqsd "$b" "$a" throttled)
 	say "sent $n datagrams, max 50 kbit/s raised to 4 Mbit/s: fq drained them in $ms ms; throttled +$th"
 	[ "$n" = 40 ] || fail "udpflows sent $n of 40 datagrams"
