@@ -206,7 +206,7 @@ fetch_debian_tree() {
 	size=$(_stanza_field "$stanza" Size) ver=$(_stanza_field "$stanza" Version)
 	[ -n "$file" ] && [ -n "$sha" ] ||
 		die "$suite has no $pkg in ${idx##*/}" \
-			"has $suite moved on to another kernel? ask for the linux-source-X.Y it serves (sid's: FQP_SID_PACKAGE)"
+			"has $suite moved on to another kernel? set FQP_DEBIAN_PACKAGE in scripts/lib/debian.sh to the linux-source-X.Y it serves"
 	local free
 	free=$(df -Pk "$FQP_CACHE" | awk 'NR == 2 {print $4}')
 	[ "$free" -gt $((size * 8 / 1024)) ] ||
