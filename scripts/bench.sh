@@ -212,7 +212,7 @@ for k in "${KERNELS[@]}"; do
 		[ -f "$(FQP_BASE=$b kernel_image "$t" "$bconf")" ] ||
 			die "--no-build: no $k kernel at $(FQP_BASE=$b kernel_image "$t" "$bconf")" "run without --no-build once"
 	elif [[ $k == patched72-* ]]; then
-		build_upstream_prefix "${k#patched72-}" bench
+		build_upstream_prefix "${k#patched72-}" bench 7.2
 	else
 		"$FQP_ROOT/scripts/build-kernel.sh" --base "$b" --tree "$t" --config "$bconf"
 	fi

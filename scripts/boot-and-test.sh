@@ -8,9 +8,10 @@
 usage() {
 	cat <<USAGE
 usage: $0 [options]
-  --base 6.1|7.2          which upstream tree stock is (default \$FQP_BASE or 6.1):
-                          6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2
-                          (patched there: 7.2 with patches/net/ and patches/net-next/)
+  --base 6.1|7.2|7.3      which upstream tree stock is (default \$FQP_BASE or 6.1):
+                          6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2,
+                          7.3 experimental's linux-source-7.3 (patched there: 7.x
+                          with patches/net/ and patches/net-next/)
   --kernel stock|patched|PATH  which tree (default patched), or the path of a
                           bzImage to boot (as vng and tuxrun take one): an image
                           in one of our build dirs is booted as its tree and
@@ -163,7 +164,11 @@ fi
 [ -f "$bzimage" ] || die "no kernel image at $bzimage" "run scripts/build-kernel.sh --base $FQP_BASE --tree $kernel --config $config"
 stage kernel "$t"
 
-# 2. Root filesystem (cached, never written by a run: snapshot=on).
+# 2. Root filesystem (cached, never written by a run: snapshot=on). Other
+# guests and UML runs (ubd copy-on-write over it) read it at the same
+# time; one that holds it locked would stop QEMU ("Failed to get
+# "consistent read" lock"), so QEMU takes no lock on it (file.locking=off):
+# nothing writes it while runs use it.
 t=$(date +%s)
 if [ -n "$rootfs" ]; then
 	[ -f "$rootfs" ] || die "no guest image at --rootfs $rootfs" "make it first (scripts/check-distro.sh makes its images)"
@@ -222,7 +227,7 @@ if [ -f "$st/net/so_txtime.sh" ] && [ -f "$st/bpf/test_tc_edt.sh" ]; then
 		STBIN="$stage_dir/selftests" selftests >>"$rundir/helpers-build.log" 2>&1 ||
 		{ cat "$rundir/helpers-build.log" >&2; die "building the tree's selftests failed (log: $rundir/helpers-build.log)" "check $st and re-run"; }
 fi
-# Newer trees (7.2) test fq's per-band packet limit: fq_band_pktlimit.sh,
+# Newer trees (7.x) test fq's per-band packet limit: fq_band_pktlimit.sh,
 # the netns wrapper it runs itself in, and its sender built here.
 if [ -f "$st/net/fq_band_pktlimit.sh" ]; then
 	mkdir -p "$stage_dir/selftests"
@@ -279,7 +284,7 @@ cmdline="console=ttyS0,115200 root=/dev/vda rw rootfstype=ext4 rootflags=noinit_
 qemu=(qemu-system-x86_64 -accel "$accel" -cpu max -m "$mem" -smp "$smp"
 	-nic none -no-reboot -display none -monitor none
 	-kernel "$bzimage" -append "$cmdline"
-	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on"
+	-drive "file=$rootfs,if=virtio,format=raw,snapshot=on,file.locking=off"
 	-drive "file=$rundir/run.ext4,if=virtio,format=raw")
 [ -z "$initrd" ] || qemu+=(-initrd "$initrd")
 mapfile -t clock_args < <(clock_qemu_args "$clock")
@@ -434,10 +439,13 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard
 	while read -r p; do
 		r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
+		# 0001 (6.1), net_0001 and net-next_0001 (7.x): one name each.
+		n=${p##*/} n=${n%%-*}
+		[[ $p != */* ]] || n=${p%%/*}_$n
 		if [ -n "$r" ]; then
-			host_case 1 "checkpatch_strict_${p%%-*}" "" "$cp_log"
+			host_case 1 "checkpatch_strict_$n" "" "$cp_log"
 		else
-			host_case 0 "checkpatch_strict_${p%%-*}"
+			host_case 0 "checkpatch_strict_$n"
 		fi
 	done < <(series_patches)
 fi

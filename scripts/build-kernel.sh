@@ -6,9 +6,9 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2] [--tree stock|patched] [--config test|debug|bench]
+usage: $0 [--base 6.1|7.2|7.3] [--tree stock|patched] [--config test|debug|bench]
           [--kconfig-add CONFIG_FOO=y|FILE]... [--src DIR] [--out DIR]
-  --base    which upstream tree stock is (default \$FQP_BASE or 6.1); on 7.2 the
+  --base    which upstream tree stock is (default \$FQP_BASE or 6.1); on 7.x the
             patched tree carries the upstream patches (patches/net*/)
   --tree    which tree to build (default patched; prepared automatically)
   --config  fragment set: test = qemu-guest+fq, debug = test+debug, bench = test+bench,
@@ -79,10 +79,11 @@ if [ "$config" != bench ] && [ "$config" != uml ]; then
 		frags+=(kunit-fq)
 	fi
 fi
-# What a base's own tests need beside the common fragments (stock 7.2's
-# tdc wants ifb); never in the bench config, whose kernels stay alike.
-if [ "$config" != bench ] && [ "$config" != uml ] && [ -f "$FQP_ROOT/config-fragments/base-$FQP_BASE.config" ]; then
-	frags+=("base-$FQP_BASE")
+# What a base's own tests need beside the common fragments (7.x's tdc
+# wants ifb: base-7.config); never in the bench or UML configs, whose
+# kernels stay alike.
+if [ "$config" != bench ] && [ "$config" != uml ] && [ -f "$FQP_ROOT/config-fragments/base-${FQP_BASE%%.*}.config" ]; then
+	frags+=("base-${FQP_BASE%%.*}")
 fi
 fragfiles=()
 for f in "${frags[@]}"; do fragfiles+=("$FQP_ROOT/config-fragments/$f.config"); done

@@ -7,26 +7,26 @@
 # tree for arm64, i386, s390x and ppc64el (scripts/cross-build.sh), one
 # TAP line per arch. Logs: $FQP_CACHE/logs/check-series/.
 #
-# --base 7.2: the upstream patches (patches/net/, then patches/net-next/)
-# on linux-source-7.2, each checked the way netdev's patchwork checks a
+# --base 7.3 (or 7.2): the upstream patches (patches/net/, then
+# patches/net-next/) on experimental's linux-source-7.3 (sid's
+# linux-source-7.2), each checked the way netdev's patchwork checks a
 # patch: checkpatch --strict; applies; the test kernel builds (x86_64,
 # gcc); the objects it touches build with W=1 and sparse (C=2) with sch_fq
 # as a module, and vmlinux and the modules link, adding no warning to the
 # tree before the series; scripts/kernel-doc -none adds nothing; the
 # objects cross-build for i386; and the same with clang-19 at W=1
-# (LLVM=-19: 7.2 needs LLVM >= 17; bookworm carries clang-19), KUnit file
-# included. Logs:
-# $FQP_CACHE/logs/check-series-7.2/.
+# (LLVM=-19: 7.x needs LLVM >= 17; bookworm carries clang-19), KUnit file
+# included. Logs: $FQP_CACHE/logs/check-series-7.x/.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2]
+usage: $0 [--base 6.1|7.2|7.3]
   --base  6.1 (default \$FQP_BASE or 6.1): checkpatch and a build after each
-          patch of the series, then the cross builds; 7.2: netdev's checks of
-          each upstream patch (scripts/check-upstream.sh)
-Reports TAP; logs in \$FQP_CACHE/logs/check-series/ (7.2: check-series-7.2/).
+          patch of the series, then the cross builds; 7.3 (their base) or 7.2:
+          netdev's checks of each upstream patch (scripts/check-upstream.sh)
+Reports TAP; logs in \$FQP_CACHE/logs/check-series/ (7.x: check-series-7.x/).
 USAGE
 }
 while [ $# -gt 0 ]; do
@@ -37,8 +37,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-if [ "$FQP_BASE" = 7.2 ]; then
-	exec "$FQP_ROOT/scripts/check-upstream.sh"
+if [ "$FQP_BASE" != 6.1 ]; then
+	exec "$FQP_ROOT/scripts/check-upstream.sh" --base "$FQP_BASE"
 fi
 
 "$FQP_ROOT/scripts/prepare-tree.sh"

@@ -1,45 +1,57 @@
 #!/usr/bin/env bash
 # The checks netdev's patchwork runs, on every upstream patch in order
-# (patches/net/ then patches/net-next/, applied to linux-source-7.2), as
-# TAP. Run through scripts/check-series.sh --base 7.2. For each patch:
+# (patches/net/ then patches/net-next/, applied to their base, Debian
+# experimental's linux-source-7.3; --base 7.2: sid's linux-source-7.2), as
+# TAP. Run through scripts/check-series.sh --base 7.3. For each patch:
 #   checkpatch     checkpatch --strict (netdev's 80 columns) is clean
 #   applies        quilt push of the patch onto the ones before it
 #   builds         the test kernel (x86_64, gcc) builds: bisectable
 #   w1_sparse_m    the .c files the series touches, in a build with sch_fq
 #                  as a module (cross.config + check-module.config): gcc
-#                  W=1 and sparse C=2 warnings no more than on 7.2 before
+#                  W=1 and sparse C=2 warnings no more than on the base before
 #                  the series, file by file; vmlinux and the modules link
 #   kernel_doc     scripts/kernel-doc -none on the touched .c files: no
 #                  more complaints than before the series
 #   i386           the touched objects cross-build for i386
 #   clang_w1       the touched objects with clang-19 at W=1 (LLVM=-19;
-#                  7.2 needs LLVM >= 17, bookworm carries clang-19): no
+#                  7.x needs LLVM >= 17, bookworm carries clang-19): no
 #                  warning in a touched file
 # The tree ends fully patched, and its test kernel built.
-# Logs: $FQP_CACHE/logs/check-series-7.2/.
+# Logs: $FQP_CACHE/logs/check-series-7.3/ (7.2: check-series-7.2/).
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
 	cat <<USAGE
-usage: $0
-netdev's checks of each upstream patch on linux-source-7.2, as TAP (no
-options; scripts/check-series.sh --base 7.2 runs it).
-Logs: \$FQP_CACHE/logs/check-series-7.2/.
+usage: $0 [--base 7.3|7.2]
+netdev's checks of each upstream patch on its base (default 7.3,
+experimental's linux-source-7.3; 7.2: sid's linux-source-7.2), as TAP
+(scripts/check-series.sh --base 7.x runs it).
+Logs: \$FQP_CACHE/logs/check-series-7.x/.
 USAGE
 }
-no_options "$@"
-set_base 7.2
+base=$FQP_UPSTREAM_BASE
+while [ $# -gt 0 ]; do
+	case $1 in
+	--base) base=${2:-}; shift ;;
+	-h | --help) usage; exit 0 ;;
+	*) usage_error "unknown option: $1" ;;
+	esac
+	shift
+done
+[ "$base" != 6.1 ] || usage_error "6.1 carries the 6.1 series: scripts/check-series.sh checks it"
+set_base "$base" || usage_error
+btag=$(base_tag "$FQP_BASE")
 ensure_packages python3 clang-19 lld-19 llvm-19
-# 7.2 refuses bookworm's sparse (0.6.4), and then runs none: sid's,
+# 7.x refuses bookworm's sparse (0.6.4), and then runs none: sid's,
 # built from its source package (ensure_sparse_72 in lib.sh).
-sparse72=$(ensure_sparse_72)
+sparse7=$(ensure_sparse_72)
 "$FQP_ROOT/scripts/prepare-tree.sh"
 # The walk pops and pushes the patched tree: no other job prepares it
 # meanwhile (prepare-tree.sh waits for this lock).
-with_lock "$FQP_CACHE/.tree-7.2-lock"
+with_lock "$(tree_lock)"
 mapfile -t patches < <(series_patches)
-logdir=$FQP_CACHE/logs/check-series-7.2
+logdir=$FQP_CACHE/logs/check-series-$FQP_BASE
 mkdir -p "$logdir"
 export CCACHE_DIR=${CCACHE_DIR:-$FQP_CACHE/ccache}
 export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
@@ -63,14 +75,14 @@ done
 objs=("${cfiles[@]/%.c/.o}")
 [ ${#objs[@]} -gt 0 ] || die "the upstream patches touch no .c file that builds as an object" "check patches/net*/series"
 
-# The clang ensure_packages installed (7.2 needs LLVM >= 17).
+# The clang ensure_packages installed (7.x needs LLVM >= 17).
 clang_bin=19
 
 checks=(checkpatch applies builds w1_sparse_m kernel_doc i386 clang_w1)
 tap_header "$((${#checks[@]} * ${#patches[@]}))"
 
 # The W=1 + sparse + module build: one O= dir, configured once.
-mod_out=$FQP_BUILD/check72-module
+mod_out=$FQP_BUILD/check$btag-module
 mod_mk=(make -C "$FQP_PATCHED" O="$mod_out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
 mod_frags=("$FQP_ROOT/config-fragments/cross.config" "$FQP_ROOT/config-fragments/check-module.config")
 # configure_once OUT MAKE...: configure OUT from tinyconfig and the
@@ -101,9 +113,9 @@ warn_counts() {
 # finds the sparse too old it runs none and says so only in the log, and
 # the build succeeds: that is a failure here.
 w1_sparse() {
-	{ "${mod_mk[@]}" W=1 C=2 CHECK="$sparse72" "${objs[@]}" && "${mod_mk[@]}" vmlinux modules; } >"$1" 2>&1 || return 1
+	{ "${mod_mk[@]}" W=1 C=2 CHECK="$sparse7" "${objs[@]}" && "${mod_mk[@]}" vmlinux modules; } >"$1" 2>&1 || return 1
 	if grep -q 'is not available or not up to date' "$1"; then
-		echo "# kbuild ran no sparse: $(grep -m 1 'is not available or not up to date' "$1") (CHECK=$sparse72)"
+		echo "# kbuild ran no sparse: $(grep -m 1 'is not available or not up to date' "$1") (CHECK=$sparse7)"
 		return 1
 	fi
 }
@@ -118,19 +130,19 @@ kdoc() {
 
 # clang_objs LOG: the touched objects with clang at W=1, own O= dir.
 clang_objs() {
-	local out=$FQP_BUILD/check72-clang
+	local out=$FQP_BUILD/check$btag-clang
 	local -a mk=(make -C "$FQP_PATCHED" O="$out" ARCH=x86_64 LLVM="-$clang_bin" CC="ccache clang-$clang_bin" -j"$(nproc)")
 	configure_once "$out" "${mk[@]}"
 	"${mk[@]}" W=1 "${objs[@]}" >"$1" 2>&1 || return 1
 	! grep -E "(^|/)($(IFS='|'; echo "${allfiles[*]//./\\.}")):[0-9]+:[0-9]+: (warning|error):" "$1"
 }
 
-# Baseline: 7.2 before the series.
-quilt_pop_all "$FQP_PATCHED" || die "quilt pop -a failed in $FQP_PATCHED" "re-run scripts/prepare-tree.sh --base 7.2 --force"
-log "baseline: the touched files (${cfiles[*]}) on 7.2 before the series"
+# Baseline: the base before the series.
+quilt_pop_all "$FQP_PATCHED" || die "quilt pop -a failed in $FQP_PATCHED" "re-run scripts/prepare-tree.sh --base $FQP_BASE --force"
+log "baseline: the touched files (${cfiles[*]}) on $FQP_BASE before the series"
 configure_once "$mod_out" "${mod_mk[@]}"
 w1_sparse "$logdir/baseline-w1.log" ||
-	die "7.2 itself does not build with W=1 C=2 (log: $logdir/baseline-w1.log)" "read the log: a missing tool (sparse)?"
+	die "$FQP_BASE itself does not build with W=1 C=2 (log: $logdir/baseline-w1.log)" "read the log: a missing tool (sparse)?"
 base_warn=$(warn_counts "$logdir/baseline-w1.log")
 base_kdoc=$(kdoc "$logdir/baseline-kdoc.log")
 log "baseline: warnings per file: $(tr '\n' ' ' <<<"$base_warn"); kernel-doc: $base_kdoc"
@@ -145,8 +157,8 @@ for p in "${patches[@]}"; do
 	fi
 	tap_result 0 "applies_$tag"
 	rc=0
-	"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --src "$FQP_PATCHED" \
-		--out "$FQP_BUILD/patched72-test" --tree patched --config test \
+	"$FQP_ROOT/scripts/build-kernel.sh" --base "$FQP_BASE" --src "$FQP_PATCHED" \
+		--out "$(build_dir patched test)" --tree patched --config test \
 		>"$logdir/build-$tag.log" 2>&1 || rc=1
 	tap_result "$rc" "builds_$tag" "$logdir/build-$tag.log"
 	rc=0
@@ -170,7 +182,7 @@ for p in "${patches[@]}"; do
 		tap_result 0 "kernel_doc_$tag"
 	fi
 	rc=0
-	"$FQP_ROOT/scripts/cross-build.sh" --base 7.2 --arch i386 --src "$FQP_PATCHED" >"$logdir/i386-$tag.log" 2>&1 || rc=1
+	"$FQP_ROOT/scripts/cross-build.sh" --base "$FQP_BASE" --arch i386 --src "$FQP_PATCHED" >"$logdir/i386-$tag.log" 2>&1 || rc=1
 	tap_result "$rc" "i386_$tag" "$logdir/i386-$tag.log"
 	rc=0
 	clang_objs "$logdir/clang-$tag.log" || rc=1

@@ -4,7 +4,7 @@
 # arch with another L1_CACHE_BYTES, 32-bit longs, big endian) shows up
 # before a maintainer's build bot finds it. One small config per arch
 # (tinyconfig + config-fragments/cross.config [+ cross-<arch>.config]),
-# one O= dir per arch and base (cross-<arch>, cross72-<arch>), ccache: a
+# one O= dir per arch and base (cross-<arch>, cross7x-<arch>), ccache: a
 # rerun rebuilds only what changed.
 # Warnings are reported, not fatal (no -Werror); any error fails.
 #   cross-build.sh [--arch LIST] [--src DIR] [--list]
@@ -24,7 +24,7 @@ usage() {
 usage: $0 [--arch LIST] [--src DIR] [--list]
   --arch  comma-separated, from: ${ARCHES[*]} (default: all)
   --src   tree to build (default: the base's patched tree, prepared if needed)
-  --base  6.1 or 7.2 (default \$FQP_BASE or 6.1): which patches and build dirs
+  --base  6.1, 7.2 or 7.3 (default \$FQP_BASE or 6.1): which patches and build dirs
   --list  print the architectures, one per line ("arch NAME"), and exit
 logs: \$FQP_CACHE/logs/check-series/cross-<arch>.log; build dirs: \$FQP_CACHE/build/cross-<arch>
 USAGE
@@ -82,7 +82,7 @@ export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
 build_arch() {
 	local a=$1 out frags cfghash t0 nwarn
 	out=$FQP_BUILD/cross-$a
-	[ "$FQP_BASE" = 6.1 ] || out=$FQP_BUILD/cross72-$a
+	[ "$FQP_BASE" = 6.1 ] || out=$FQP_BUILD/cross$(base_tag "$FQP_BASE")-$a
 	mkdir -p "$out"
 	with_lock "$out/.fqp-lock"
 	export FQP_STEP=cross-$a

@@ -3,13 +3,13 @@
 # scripts/lib/, one file per concern, sourced in this order:
 #   log.sh       logging, die with a next step, run_logged, with_lock
 #   packages.sh  the Debian packages the pipeline needs, installed on demand
-#   debian.sh    the base (6.1 or 7.2), the Debian archive and its trees
+#   debian.sh    the base (6.1, 7.2 or 7.3), the Debian archive and its trees
 #   series.sh    the quilt series, its hash, checkpatch
 #   kconfig.sh   kernel configs from fragments, build dirs and images
 #   qemu.sh      KVM or TCG, the guest clocks
 #   uml.sh       User-Mode Linux boots (the native benchmark)
 #   plugins.sh   the QEMU plugins' counts (instructions, cache misses)
-#   cases.sh     named lists of guest cases (debug core, 7.2 core)
+#   cases.sh     named lists of guest cases (debug core, 7.x core)
 #   tap.sh       TAP lines and counts of the host-side checks
 #   ident.sh     the sender's identity and the mails
 #   distro.sh    Debian's own kernel packages, and the series built as one

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Unpack linux-source-6.1 into a pristine tree and a patched tree, and apply
-# the series to the patched one with quilt. With --base 7.2: fetch and unpack
-# sid's linux-source-7.2 (fetch_sid_tree, scripts/lib/debian.sh), and apply the
-# upstream patches (patches/net/, then patches/net-next/) to its patched
-# copy the same way. Re-running after a patch changed
+# the series to the patched one with quilt. With --base 7.3 (or 7.2): fetch
+# and unpack experimental's linux-source-7.3 (sid's linux-source-7.2;
+# fetch_base_tree, scripts/lib/debian.sh), and apply the upstream patches
+# (patches/net/, then patches/net-next/) to its patched copy the same way. Re-running after a patch changed
 # pops the old series and pushes the new one; if that cannot work it
 # re-copies the tree and wipes the patched build dirs so nothing stale stays.
 # shellcheck source=scripts/lib.sh
@@ -11,12 +11,13 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2] [--force] [--stock-only]
+usage: $0 [--base 6.1|7.2|7.3] [--force] [--stock-only]
   --base        which upstream tree (default \$FQP_BASE or 6.1): 6.1 unpacks
-                bookworm's linux-source-6.1, 7.2 fetches sid's linux-source-7.2
+                bookworm's linux-source-6.1, 7.2 fetches sid's linux-source-7.2,
+                7.3 experimental's linux-source-7.3
   --force       start again from a fresh copy of the stock tree
   --stock-only  prepare only the stock tree
-Trees: \$FQP_CACHE/stock and \$FQP_CACHE/patched (7.2: stock-7.2, patched-7.2).
+Trees: \$FQP_CACHE/stock and \$FQP_CACHE/patched (7.x: stock-7.x, patched-7.x).
 USAGE
 }
 force=0 stock_only=0
@@ -34,8 +35,8 @@ done
 ensure_packages quilt xz-utils
 
 unpack_stock() {
-	if [ "$FQP_BASE" = 7.2 ]; then
-		fetch_sid_tree
+	if [ "$FQP_BASE" != 6.1 ]; then
+		fetch_base_tree
 		return 0
 	fi
 	ensure_packages linux-source-6.1
@@ -64,13 +65,13 @@ pop_old_series() {
 }
 
 mkdir -p "$FQP_CACHE/logs"
-if [ "$FQP_BASE" = 7.2 ]; then with_lock "$FQP_CACHE/.tree-7.2-lock"; else with_lock "$FQP_CACHE/.tree-lock"; fi
+with_lock "$(tree_lock)"
 unpack_stock
 if [ "$stock_only" = 1 ]; then
 	log "stock $(base_package) tree ready: $FQP_STOCK"
 	exit 0
 fi
-# The 7.2 tree's quilt series is the upstream series files in order.
+# A 7.x tree's quilt series is the upstream series files in order.
 [ "$FQP_BASE" = 6.1 ] || upstream_series >"$QUILT_SERIES"
 [ -n "$(series_patches)" ] || die "no patches for base $FQP_BASE" "write the series first (patches/net-next/series)"
 want=$(series_hash)

@@ -5,8 +5,12 @@
 # state that quilt rejects.
 #   refresh-patches.sh --init    create the authoring repo, import the series
 #   refresh-patches.sh           export base..HEAD to patches/ + series
-#   --base 7.2                   the same for the net-next series on 7.2:
-#                                $FQP_CACHE/authoring-7.2 to patches/net-next/
+#   --base 7.3                   the same for the net-next series on its
+#                                base, experimental's 7.3:
+#                                $FQP_CACHE/authoring-7.3 to patches/net-next/
+#   --base 7.3 --series net      the fixes for net, each a mail of its own
+#                                (no cover letter, no numbering):
+#                                $FQP_CACHE/authoring-7.3-net to patches/net/
 # The cover letter (patches/cover-letter.in) and the commit messages may
 # quote figures of docs/results.csv and copy lists of the docs: the export
 # resolves them (scripts/facts.py --expand) and stops on a stale one.
@@ -23,19 +27,23 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2] [--init] [--quilt DIR]
-  --init  create the authoring repo over the pristine tree and import the series
-  --base  7.2: the net-next series (\$FQP_CACHE/authoring-7.2 to patches/net-next/)
+usage: $0 [--base 6.1|7.3] [--series net-next|net] [--init] [--quilt DIR]
+  --init    create the authoring repo over the pristine tree and import the series
+  --base    7.3: the upstream patches (default the net-next series,
+            \$FQP_CACHE/authoring-7.3 to patches/net-next/)
+  --series  with --base 7.3: net-next, or net (the fixes, each its own mail:
+            \$FQP_CACHE/authoring-7.3-net to patches/net/)
   --quilt DIR  a directory of mails kept without an authoring repo
-          (patches/net, patches/stable-6.1, ...): give its mails the
-          placeholder identity, nothing else changed
+            (patches/stable-6.1, patches/stable-6.12): give its mails the
+            placeholder identity, nothing else changed
 Without --init: export base..HEAD of the authoring repo to patches/ and series.
 USAGE
 }
-mode='export' qdir=''
+mode='export' series=net-next qdir=''
 while [ $# -gt 0 ]; do
 	case $1 in
 	--init) mode=init ;;
+	--series) series=${2:-}; shift ;;
 	--quilt) mode=quilt qdir=${2:-}; shift ;;
 	--base) set_base "${2:-}" || usage_error; shift ;;
 	-h | --help) usage; exit 0 ;;
@@ -43,15 +51,31 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
+# The upstream patches are written on one base: exporting them from
+# another would rewrite their index lines against a tree they do not target.
+[ "$FQP_BASE" = 6.1 ] || [ "$FQP_BASE" = "$FQP_UPSTREAM_BASE" ] ||
+	usage_error "the upstream patches' base is $FQP_UPSTREAM_BASE, not $FQP_BASE: use --base $FQP_UPSTREAM_BASE"
 # Where the export goes: 6.1's series at the top (series, patches/), the
-# net-next series in patches/net-next/ with its own series file.
-if [ "$FQP_BASE" = 6.1 ]; then
+# net-next series in patches/net-next/ with its own series file, the net
+# fixes in patches/net/ with theirs (own authoring repo: they apply to the
+# pristine tree, as net's tree has none of net-next's patches).
+case $FQP_BASE:$series in
+6.1:net-next)
 	series_file=$FQP_ROOT/series prefix=(--subject-prefix=PATCH)
 	series_head="# quilt series: applied to linux-source-6.1 with quilt push -a"
-else
+	;;
+*:net-next)
 	series_file=$FQP_SERIES_DIR/series prefix=(--subject-prefix="PATCH net-next")
-	series_head="# quilt series: net-next, applied to linux-source-7.2 after patches/net/series"
-fi
+	series_head="# quilt series: net-next, applied to linux-source-$FQP_BASE after patches/net/series"
+	;;
+6.1:*) usage_error "--series goes with --base $FQP_UPSTREAM_BASE" ;;
+*:net)
+	FQP_AUTHOR=$FQP_AUTHOR-net FQP_SERIES_DIR=$FQP_ROOT/patches/net
+	series_file=$FQP_SERIES_DIR/series prefix=(--subject-prefix="PATCH net" --no-numbered)
+	series_head="# quilt series: net, each fix its own mail, applied to linux-source-$FQP_BASE before patches/net-next/series"
+	;;
+*) usage_error "unknown --series: '$series' (net-next or net)" ;;
+esac
 
 ensure_packages git python3
 g() { git -C "$FQP_AUTHOR" "$@"; }
@@ -123,7 +147,7 @@ log "From and Signed-off-by of the committed mails: $ident (scripts/send-series.
 count=$(g rev-list --count base..HEAD)
 [ "$count" -gt 0 ] || die "no commits on top of base in $FQP_AUTHOR" "commit your change there first"
 cover=$FQP_SERIES_DIR/cover-letter.in
-[ -f "$cover" ] || die "missing $cover" "write the cover letter (subject line, blank line, body)"
+[ "$series" = net ] || [ -f "$cover" ] || die "missing $cover" "write the cover letter (subject line, blank line, body)"
 rm -f "$FQP_SERIES_DIR"/0*.patch
 format_series "$FQP_SERIES_DIR" "$ident" "${prefix[@]}"
 {

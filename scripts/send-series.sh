@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Send a series upstream with git send-email. Dry run unless --send.
-#   --series net-next    (default) the upstream series (patches/net-next/,
-#                        its authoring repo), [PATCH net-next vN], To netdev
+#   --series net-next    (default) the upstream series on 7.3
+#                        (patches/net-next/, its authoring repo),
+#                        [PATCH net-next vN], To netdev
 #   --series 6.1         the 6.1 series (patches/, the authoring repo), as
 #                        [PATCH net-next vN]: netdev wants it rebased onto
 #                        net-next and re-tested before a real send
@@ -60,14 +61,14 @@ case $series in
 	caveat="this series was tested on Debian's linux-source-6.1, not on net-next: rebase and re-test before --send"
 	;;
 net-next)
-	set_base 7.2
+	set_base "$FQP_UPSTREAM_BASE"
 	tree=$FQP_AUTHOR prefix='PATCH net-next' list=netdev@vger.kernel.org
-	caveat="tested on Debian's linux-source-7.2 ($(base_version)): git am it onto net-next's tip and re-run the tests there before --send"
+	caveat="tested on Debian's linux-source-$FQP_BASE ($(base_version)): git am it onto net-next's tip and re-run the tests there before --send"
 	;;
 net)
-	set_base 7.2
+	set_base "$FQP_UPSTREAM_BASE"
 	tree=$FQP_STOCK prefix='PATCH net' list=netdev@vger.kernel.org
-	caveat="tested on Debian's linux-source-7.2 ($(base_version)): check that net's tip still has the bug before --send"
+	caveat="tested on Debian's linux-source-$FQP_BASE ($(base_version)): check that net's tip still has each bug before --send"
 	;;
 stable-6.1 | stable-6.12)
 	tree=$FQP_CACHE/stock
@@ -85,7 +86,7 @@ if [ -n "$qdir" ]; then
 		if [ "$series" = stable-6.1 ]; then
 			"$FQP_ROOT/scripts/prepare-tree.sh" --base 6.1 --stock-only
 		elif [ "$series" = net ]; then
-			"$FQP_ROOT/scripts/prepare-tree.sh" --base 7.2 --stock-only
+			"$FQP_ROOT/scripts/prepare-tree.sh" --base "$FQP_UPSTREAM_BASE" --stock-only
 		else
 			with_lock "$FQP_CACHE/.tree-6.12-lock"
 			fetch_debian_tree trixie linux-source-6.12 "$tree"

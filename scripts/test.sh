@@ -10,12 +10,14 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.2] [--kernel stock|patched|PATH] [--config test|debug] [--kconfig-add CONFIG_FOO=y]...
+usage: $0 [--base 6.1|7.2|7.3] [--kernel stock|patched|PATH] [--config test|debug] [--kconfig-add CONFIG_FOO=y]...
           [--suite-only] [--debug-next] [--shards N] [-- boot-and-test options]
-  --base        the upstream tree (default \$FQP_BASE or 6.1); 7.2 (sid's
-                linux-source-7.2): stock is the default there, --kernel patched
-                is 7.2 with the upstream patches (patches/net/, patches/net-next/)
-  --kernel      stock, patched (default; stock on 7.2), or the path of a
+  --base        the upstream tree (default \$FQP_BASE or 6.1); 7.3 (experimental's
+                linux-source-7.3, the upstream patches' base) or 7.2 (sid's
+                linux-source-7.2, the newest release): stock is the default
+                there, --kernel patched is 7.x with the upstream patches
+                (patches/net/, patches/net-next/)
+  --kernel      stock, patched (default; stock on 7.x), or the path of a
                 bzImage to boot (as vng and tuxrun take one; see
                 boot-and-test.sh --help): the lint, the suite and the
                 self-tests then run on it, the series checks do not

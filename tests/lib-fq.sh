@@ -9,13 +9,16 @@ if [ -z "${FQP_KERNEL:-}" ] || [ "$FQP_KERNEL" = unknown ]; then
 fi
 FQP_KERNEL=${FQP_KERNEL:-unknown}
 # The upstream tree the kernel was built from (boot-and-test.sh --base):
-# FQP_KERNEL=stock is stock 6.1 or stock 7.2, and their fq differ.
+# FQP_KERNEL=stock is stock 6.1, 7.2 or 7.3, and 6.1's fq differs.
 FQP_BASE=${FQP_BASE:-6.1}
 
 # kernel_is KIND...: the booted kernel is one of the KINDs: stock61 (stock
-# 6.1), series (6.1 with the series), stock72 (stock 7.2), next72 (7.2 with
-# the upstream patches, patches/net/ and patches/net-next/). Each case
-# asserts the semantics of the kernel it booted.
+# 6.1), series (6.1 with the series), stock72 (stock 7.2 and stock 7.3),
+# next72 (7.2 or 7.3 with the upstream patches, patches/net/ and
+# patches/net-next/). Each case asserts the semantics of the kernel it
+# booted. 7.3-rc7's sch_fq.c, sock.c, tcp.c and tcp_input.c are 7.2's,
+# byte for byte (tcp_output.c differs only in the initial receive
+# window): one name covers both, and stock73/next73 name 7.3 alone.
 kernel_is() {
 	local k=unknown
 	case $FQP_BASE:$FQP_KERNEL in
@@ -23,8 +26,14 @@ kernel_is() {
 	6.1:patched) k=series ;;
 	7.2:stock) k=stock72 ;;
 	7.2:patched) k=next72 ;;
+	7.3:stock) k='stock72 stock73' ;;
+	7.3:patched) k='next72 next73' ;;
 	esac
-	[[ " $* " == *" $k "* ]]
+	local one
+	for one in $k; do
+		[[ " $* " != *" $one "* ]] || return 0
+	done
+	return 1
 }
 
 # Wire bytes per TCP segment over veth with MTU 1500 and timestamps on:
@@ -281,16 +290,20 @@ mq_topo() {
 	done
 }
 
-# tsnap: a snapshot of veth0's qdiscs (for qv) in SNAP, and in SNAP_T the
+# tsnap: a snapshot of veth0's qdiscs (for qv) in SNAP, in SNAP_T the
 # guest time (ns) halfway through taking it: under TCG one tc run takes a
-# good part of a second, which a window of "sleep 3" would not count.
+# good part of a second, which a window of "sleep 3" would not count; and
+# in SNAP_U half the time it took (ns): a qdisc's counters were read
+# somewhere within SNAP_T +- SNAP_U, the first leaves of a dump early, the
+# last ones late.
 tsnap() {
-	local t0
+	local t0 t1
 	t0=$(date +%s%N)
 	# shellcheck disable=SC2034 # read by the cases
 	SNAP=$(snap snd veth0)
+	t1=$(date +%s%N)
 	# shellcheck disable=SC2034
-	SNAP_T=$(((t0 + $(date +%s%N)) / 2))
+	SNAP_T=$(((t0 + t1) / 2)) SNAP_U=$(((t1 - t0) / 2))
 }
 
 # mq_sum SNAPSHOT KEY [HANDLES]: KEY summed over the fq leaves (default

@@ -2,13 +2,14 @@
 # Helpers shared by the robustness cases (85-87). Sourced by the case files
 # after lib.sh (run.sh sources lib.sh first).
 
-# The kernel the run is for, as nlfuzz wants it (stock 7.2 is stock72, 7.2
-# with the net-next series next72); unknown counts as stock (the stricter
-# "patched" table would fail stock for the wrong reason).
+# The kernel the run is for, as nlfuzz wants it (stock 7.2 or 7.3 is
+# stock72, their sch_fq.c being the same; 7.x with the upstream patches
+# next72); unknown counts as stock (the stricter "patched" table would
+# fail stock for the wrong reason).
 rb_kernel() {
 	case ${FQP_BASE:-6.1}:${FQP_KERNEL:-} in
-	7.2:stock) echo stock72 ;;
-	7.2:patched) echo next72 ;;
+	7.2:stock | 7.3:stock) echo stock72 ;;
+	7.2:patched | 7.3:patched) echo next72 ;;
 	*:patched) echo patched ;;
 	*) echo stock ;;
 	esac

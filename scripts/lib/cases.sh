@@ -3,8 +3,8 @@
 # "FILE:CASE" names) that the scripts select, and that docs/testing.md's
 # case index (scripts/case-index.py) reads to say where each case runs:
 # the debug kernel's core and what the debug run leaves out, the cases of
-# the exact-clock boot, the debug-only cases, the 7.2 kernels' core in CI
-# and the cases that fail on 7.2 by design.
+# the exact-clock boot, the debug-only cases, the 7.x kernels' core in CI
+# and the cases that fail on 7.x by design.
 
 # The debug kernel's core cases (bad input, reconfiguration under load, the
 # fuzzers, concurrency, the known bugs, fault injection): what CI's debug
@@ -12,20 +12,26 @@
 FQP_DEBUG_CORE='^50-fq-options:(bad_input|bad_input_atomic|limit_lowered_full|replace_delete_under_load)$|^66-fq-bands:(bad_input_atomic|band_limit|reset_clears_band_counters)$|^(72-fq-limit-peeked|85-fq-netlink-fuzz|86-fq-churn|87-sysctl-fuzz|89-fq-concurrency|94-fq-failslab):|^90-fq-known-bugs:(huge_mtu_default_quantum|reset_with_backlog|tbf_limit0_sfq_graft_cve_2025_39677)$'
 export FQP_DEBUG_CORE
 
-# The 7.2 kernels' core in CI (stock 7.2, and 7.2 with the upstream
-# patches): the cases whose semantics differ between the kernels (each
-# asserts the booted kernel's), the fast path and bands that 7.2 shares
-# with the series, the flow key of socketless packets (76), the
-# tcp_tso_rtt_log bound (30's tso_rtt_log_32), and 7.2's own tc-testing
-# fq.json (80-tdc). 7.2's fq_band_pktlimit.sh (95-tree-selftests) wants
-# the exact clock: CI boots it apart (.ci/run).
+# The 7.x kernels' core in CI (7.3 with the upstream patches, their base;
+# stock 7.x when the budget leaves room): the cases whose semantics differ
+# between the kernels (each asserts the booted kernel's), the fast path
+# and bands that 7.x shares with the series, the flow key of socketless
+# packets (76), the net fixes' cases (30's tso_rtt_log_32, 58's
+# max_pacing_rate_raised, 66's change_due_keeps_bands), and the tree's own
+# tc-testing fq.json (80-tdc). The tree's fq_band_pktlimit.sh
+# (95-tree-selftests) wants the exact clock: CI boots it apart (.ci/run).
+# The name says 72: 7.3's sch_fq.c is 7.2's (kernel_is, tests/lib-fq.sh).
 FQP_CORE72='^(50-fq-options|52-fq-txtime|58-fq-fastpath|65-fq-highprio|66-fq-bands|76-fq-orphan-hash|80-tdc|85-fq-netlink-fuzz|90-fq-known-bugs):|^30-tso-autosize:tso_rtt_log_32$'
-# Cases that fail on stock 7.2 by design: they assert what the series and
-# the upstream patches fix there (the fast path and a socket's own pacing
-# rate; tcp_tso_rtt_log >= 32; a change trimming every band to a lowered
-# limit), and say so in a NOTE.
-FQP_FINDINGS72='^58-fq-fastpath:fastpath_socket_rate_raised$|^66-fq-bands:change_keeps_bands$|^30-tso-autosize:tso_rtt_log_32$'
-# ... and on 7.2 with the upstream patches: the trim is not among them.
+# Cases that fail on stock 7.x by design: they assert what patches/net
+# fixes there (a raised SO_MAX_PACING_RATE; tcp_tso_rtt_log >= 32; a
+# change trimming bands that are within limit), what the series fixes
+# (a change trimming a lowered limit stops at throttled flows) and the
+# fast path's test of a socket whose pacing rate the maximum left behind,
+# and say so in a NOTE.
+FQP_FINDINGS72='^58-fq-fastpath:(fastpath_socket_rate_raised|max_pacing_rate_raised)$|^66-fq-bands:(change_keeps_bands|change_due_keeps_bands)$|^30-tso-autosize:tso_rtt_log_32$'
+# ... and on 7.x with the upstream patches: a lowered limit still leaves
+# throttled flows over it (the trim dequeues; patches/net stops it only
+# from trimming bands within limit).
 FQP_FINDINGS_NEXT72='^66-fq-bands:change_keeps_bands$'
 export FQP_CORE72 FQP_FINDINGS72 FQP_FINDINGS_NEXT72
 
@@ -33,7 +39,7 @@ export FQP_CORE72 FQP_FINDINGS72 FQP_FINDINGS_NEXT72
 # the cases that assert rates, delays and the 3 s gc age cannot hold there
 # (the sender cannot make its flows within the window), and say nothing
 # about memory safety. The debug run keeps every other case.
-FQP_TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt|96-fq-wheel):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:rates_hold$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
+FQP_TIMING_CASES='^(20-pacing-rate|30-tso-autosize|40-bbr|55-fq-pacing|57-fq-spacing|60-fairness|62-fq-debt|65-fq-highprio|75-fq-gc|92-fq-mq|93-fq-bpf-edt|96-fq-wheel):|^70-fq-limits:(flow_limit|limit_many_flows)$|^58-fq-fastpath:(rates_hold|max_pacing_rate_raised)$|^66-fq-bands:(weights_default|weights_other|gso_small_weight|cilium_mapping)$|^95-tree-selftests:(so_txtime|test_tc_edt|fq_band_pktlimit)$'
 # Cases that check answers, not memory: the host's pcap tool, the tree's
 # tdc (4 of the debug run's 40 minutes), the option dumps and defaults, the
 # refused values of 90-fq-known-bugs (85's fuzzers send them and more) and

@@ -1,21 +1,32 @@
 # shellcheck shell=bash
 # The Debian archive and the kernel trees taken from it. The base (6.1:
-# bookworm's linux-source-6.1; 7.2: sid's linux-source-7.2) decides which
-# tree "stock" and "patched" mean and where they live (set_base). A tree
-# that is not installed as a package is fetched from the machine's own apt
-# mirror (apt_mirror, or FQP_MIRROR) and verified as apt verifies: the
-# signed InRelease by gpgv, the index by the SHA256 it gives, the .deb by
-# the SHA256 in the index. So is the sparse that 7.2's C=1 needs.
+# bookworm's linux-source-6.1; 7.2: sid's linux-source-7.2; 7.3:
+# experimental's linux-source-7.3) decides which tree "stock" and
+# "patched" mean and where they live (set_base). A tree that is not
+# installed as a package is fetched from the machine's own apt mirror
+# (apt_mirror, or FQP_MIRROR) and verified as apt verifies: the signed
+# InRelease by gpgv, the index by the SHA256 it gives, the .deb by the
+# SHA256 in the index. So is the sparse that 7.x's C=1 needs.
 
 # --- The base: which upstream tree "stock" means ------------------------------
 # 6.1 (the default): bookworm's linux-source-6.1, the series' base; every
-# path scripts/lib.sh sets is 6.1's. 7.2: Debian sid's linux-source-7.2, the yardstick;
-# its patched tree carries the upstream patches (patches/net/ then
-# patches/net-next/, each with its own quilt series file). Its trees and
-# build dirs have names of their own (stock-7.2, patched-7.2,
-# build/stock72-*, build/patched72-*), so nothing of 6.1's is touched.
-FQP_BASES='6.1 7.2'
-FQP_SID_PACKAGE=linux-source-7.2
+# path scripts/lib.sh sets is 6.1's. 7.3: Debian experimental's
+# linux-source-7.3 (a release candidate), the tree nearest to net and
+# net-next: the base of the upstream patches (patches/net/ then
+# patches/net-next/, each with its own quilt series file), which its
+# patched tree carries. 7.2: Debian sid's linux-source-7.2, the newest
+# release, the yardstick; its patched tree carries the upstream patches
+# too while they still apply there. Each 7.x base's trees and build dirs
+# have names of their own (stock-7.3, patched-7.3, build/stock73-*,
+# build/patched73-*), so nothing of another base's is touched.
+FQP_BASES='6.1 7.2 7.3'
+# The base the upstream patches are written against (refresh-patches.sh,
+# check-upstream.sh, send-series.sh, CI's upstream stage).
+FQP_UPSTREAM_BASE=7.3
+export FQP_UPSTREAM_BASE
+# Each 7.x base's Debian suite and package.
+declare -A FQP_DEBIAN_SUITE=([7.2]=sid [7.3]=experimental)
+declare -A FQP_DEBIAN_PACKAGE=([7.2]=linux-source-7.2 [7.3]=linux-source-7.3)
 
 # set_base BASE: select the base for this script and the scripts it runs
 # (exported). Status 2 (usage) for an unknown base.
@@ -26,11 +37,11 @@ set_base() {
 		QUILT_SERIES=$FQP_ROOT/series FQP_AUTHOR=$FQP_CACHE/authoring
 		FQP_SERIES_DIR=$FQP_ROOT/patches
 		;;
-	7.2)
-		FQP_STOCK=$FQP_CACHE/stock-7.2 FQP_PATCHED=$FQP_CACHE/patched-7.2
+	7.2 | 7.3)
+		FQP_STOCK=$FQP_CACHE/stock-$1 FQP_PATCHED=$FQP_CACHE/patched-$1
 		# Written by prepare-tree.sh from the series files (upstream_series).
-		QUILT_SERIES=$FQP_CACHE/series-7.2 FQP_AUTHOR=$FQP_CACHE/authoring-7.2
-		# What refresh-patches.sh exports from the 7.2 authoring repo.
+		QUILT_SERIES=$FQP_CACHE/series-$1 FQP_AUTHOR=$FQP_CACHE/authoring-$1
+		# What refresh-patches.sh exports from the authoring repo.
 		FQP_SERIES_DIR=$FQP_ROOT/patches/net-next
 		;;
 	*) echo "unknown base: '$1' (known: $FQP_BASES)" >&2; return 2 ;;
@@ -39,14 +50,24 @@ set_base() {
 	export FQP_BASE FQP_STOCK FQP_PATCHED QUILT_SERIES FQP_AUTHOR FQP_SERIES_DIR
 }
 
+# base_tag BASE: BASE without its dot, as build dirs and kernel names
+# spell it (72, 73); empty for 6.1, whose names are the ones they always
+# had.
+base_tag() { if [ "$1" != 6.1 ]; then echo "${1/./}"; fi; }
+
 # base_tree TREE: the build-dir name of TREE (stock|patched) on this base:
-# 6.1's are the names they always had, 7.2's are stock72 and patched72.
+# 6.1's are the names they always had, 7.x's are stock7x and patched7x.
 base_tree() {
-	case $FQP_BASE:$1 in
-	6.1:stock | 6.1:patched) printf '%s\n' "$1" ;;
-	7.2:stock | 7.2:patched) echo "${1}72" ;;
+	case $1 in
+	stock | patched) printf '%s%s\n' "$1" "$(base_tag "$FQP_BASE")" ;;
 	*) die "there is no '$1' tree on base $FQP_BASE" "use --tree stock or --tree patched" ;;
 	esac
+}
+
+# tree_lock: the lock of the base's patched tree (prepare-tree.sh,
+# check-upstream.sh and the prefix builds pop and push it).
+tree_lock() {
+	if [ "$FQP_BASE" = 6.1 ]; then echo "$FQP_CACHE/.tree-lock"; else echo "$FQP_CACHE/.tree-$FQP_BASE-lock"; fi
 }
 
 # base_version: the upstream version of the base's stock tree, as its
@@ -65,7 +86,7 @@ base_package() {
 	if [ "$FQP_BASE" = 6.1 ]; then
 		dpkg-query -W -f='linux-source-6.1 ${Version}\n' linux-source-6.1 2>/dev/null || echo 'linux-source-6.1 ?'
 	else
-		cat "$FQP_STOCK/.fqp-package" 2>/dev/null || echo "$FQP_SID_PACKAGE ?"
+		cat "$FQP_STOCK/.fqp-package" 2>/dev/null || echo "${FQP_DEBIAN_PACKAGE[$FQP_BASE]} ?"
 	fi
 }
 
@@ -185,7 +206,7 @@ fetch_debian_tree() {
 	size=$(_stanza_field "$stanza" Size) ver=$(_stanza_field "$stanza" Version)
 	[ -n "$file" ] && [ -n "$sha" ] ||
 		die "$suite has no $pkg in ${idx##*/}" \
-			"has $suite moved on to another kernel? ask for the linux-source-X.Y it serves (sid's: FQP_SID_PACKAGE)"
+			"has $suite moved on to another kernel? set FQP_DEBIAN_PACKAGE in scripts/lib/debian.sh to the linux-source-X.Y it serves"
 	local free
 	free=$(df -Pk "$FQP_CACHE" | awk 'NR == 2 {print $4}')
 	[ "$free" -gt $((size * 8 / 1024)) ] ||
@@ -210,11 +231,15 @@ fetch_debian_tree() {
 	mv "$dest.tmp" "$dest"
 }
 
-# fetch_sid_tree: unpack sid's $FQP_SID_PACKAGE into $FQP_STOCK (base 7.2),
-# verified and cached as fetch_debian_tree says; FQP_SID_REFRESH fetches
-# it again.
-fetch_sid_tree() {
-	FQP_TREE_REFRESH=${FQP_SID_REFRESH:-} fetch_debian_tree sid "$FQP_SID_PACKAGE" "$FQP_STOCK"
+# fetch_base_tree: unpack the base's Debian package (7.2: sid's
+# linux-source-7.2, 7.3: experimental's linux-source-7.3) into
+# $FQP_STOCK, verified and cached as fetch_debian_tree says;
+# FQP_SID_REFRESH (7.2) or FQP_TREE_REFRESH fetches it again.
+fetch_base_tree() {
+	local refresh=${FQP_TREE_REFRESH:-}
+	[ "$FQP_BASE" != 7.2 ] || refresh=${FQP_SID_REFRESH:-$refresh}
+	FQP_TREE_REFRESH=$refresh fetch_debian_tree "${FQP_DEBIAN_SUITE[$FQP_BASE]}" \
+		"${FQP_DEBIAN_PACKAGE[$FQP_BASE]}" "$FQP_STOCK"
 }
 
 # ensure_sparse_72: print the path of a sparse that Linux 7.2 accepts for

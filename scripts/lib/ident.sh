@@ -146,8 +146,10 @@ PY
 }
 
 # format_series OUT IDENT FORMAT-PATCH-ARG...: the authoring repo's
-# base..HEAD as mails in OUT (cover letter from the base's series dir:
-# patches/cover-letter.in, or patches/net-next/cover-letter.in on 7.2),
+# base..HEAD as mails in OUT (cover letter from the series dir:
+# patches/cover-letter.in, or patches/net-next/cover-letter.in on 7.x;
+# none where the series dir has no cover-letter.in: patches/net/'s fixes
+# are mails of their own),
 # From and Signed-off-by the sender IDENT. The cover letter and each
 # message are mailed as scripts/facts.py --expand makes them: a quoted
 # figure ({{r:ROW COLUMN|FIGURE}}) checked against docs/results.csv and
@@ -182,6 +184,13 @@ format_series() {
 			GIT_COMMITTER_DATE=$("${ga[@]}" log -1 --format=%cd --date=raw "$c") \
 			"${ga[@]}" commit-tree -p "$tip" -F - "$c^{tree}" <<<"$msg")
 	done < <("${ga[@]}" rev-list --reverse base..HEAD)
+	"${ga[@]}" branch -f fqp-export "$tip"
+	if [ ! -f "$FQP_SERIES_DIR/cover-letter.in" ]; then
+		GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email "${ga[@]}" format-patch -q \
+			--from="$ident" -o "$out" "$@" base..fqp-export
+		"${ga[@]}" branch -q -D fqp-export
+		return 0
+	fi
 	# format-patch takes the cover letter from the description of the branch
 	# it formats: a short-lived branch for the copy. The cover letter's From
 	# is the committer's: the sender too.
@@ -189,7 +198,6 @@ format_series() {
 	cover=$(python3 "$FQP_ROOT/scripts/facts.py" --expand "$FQP_SERIES_DIR/cover-letter.in") ||
 		die "${FQP_SERIES_DIR#"$FQP_ROOT/"}/cover-letter.in quotes a figure or a block its source does not have" \
 			"scripts/facts.py --write ${FQP_SERIES_DIR#"$FQP_ROOT/"}/cover-letter.in, then read the sentences around what changed"
-	"${ga[@]}" branch -f fqp-export "$tip"
 	"${ga[@]}" config branch.fqp-export.description "$cover"
 	GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email "${ga[@]}" format-patch -q \
 		--cover-letter --cover-from-description=subject --from="$ident" -o "$out" "$@" base..fqp-export

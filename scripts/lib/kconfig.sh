@@ -100,7 +100,7 @@ kernel_image() {
 # use_image PATH: --kernel PATH, a bzImage to boot (as vng and tuxrun
 # take one). Sets IMAGE (its absolute path), IMAGE_TREE (stock|patched:
 # whose behaviour its cases assert) and IMAGE_CONFIG (test|debug|bench).
-# An image in one of our build dirs (build/patched-test, build/stock72-
+# An image in one of our build dirs (build/patched-test, build/stock73-
 # debug+kconfig-...) is what its dir says, on its base (set_base); one
 # from elsewhere is booted as the series' (IMAGE_FOREIGN=1, IMAGE_CONFIG
 # empty). Bad usage (exit 2) when PATH is no file.
@@ -111,7 +111,7 @@ use_image() {
 	IMAGE=$(realpath "$1") IMAGE_TREE=patched IMAGE_CONFIG='' IMAGE_FOREIGN=1
 	d=${IMAGE%/arch/x86/boot/bzImage}
 	[ "${d%/*}" = "$(realpath -m "$FQP_BUILD")" ] &&
-		[[ ${d##*/} =~ ^(stock|patched)(72)?(-[0-9]+)?-(test|debug|bench)(\+.*)?$ ]] || return 0
-	IMAGE_TREE=${BASH_REMATCH[1]} IMAGE_CONFIG=${BASH_REMATCH[4]} IMAGE_FOREIGN=0
-	if [ -n "${BASH_REMATCH[2]}" ]; then set_base 7.2; else set_base 6.1; fi
+		[[ ${d##*/} =~ ^(stock|patched)(7([0-9]))?(-[0-9]+)?-(test|debug|bench)(\+.*)?$ ]] || return 0
+	IMAGE_TREE=${BASH_REMATCH[1]} IMAGE_CONFIG=${BASH_REMATCH[5]} IMAGE_FOREIGN=0
+	if [ -n "${BASH_REMATCH[2]}" ]; then set_base "7.${BASH_REMATCH[3]}"; else set_base 6.1; fi
 }

@@ -1,18 +1,18 @@
 # shellcheck shell=bash
 # The quilt series: which patches the base's patched tree carries
 # (series_patches), their hash (a changed series re-applies the tree),
-# popping and pushing them without leaving make stale objects, a 7.2
+# popping and pushing them without leaving make stale objects, a 7.x
 # kernel built with only the first N upstream patches, and checkpatch as
 # netdev runs it.
 
-# The upstream series, in the order the patched 7.2 tree applies them: the
+# The upstream series, in the order a patched 7.x tree applies them: the
 # fixes for net first, then the net-next series.
 FQP_UPSTREAM_SERIES='net net-next'
 
 # series_file_patches FILE: the patches a quilt series file lists.
 series_file_patches() { grep -vE '^[[:space:]]*(#|$)' "$1" | awk '{print $1}'; }
 
-# upstream_series: the 7.2 tree's quilt series, each patch relative to
+# upstream_series: a 7.x tree's quilt series, each patch relative to
 # patches/ (net/..., net-next/...); a series file that does not exist yet
 # adds nothing.
 upstream_series() {
@@ -73,35 +73,52 @@ quilt_touch() {
 	done
 }
 
-# build_upstream_prefix N CONFIG: the 7.2 kernel with the net fixes and the
-# first N net-next patches, built from the patched 7.2 tree (popped to that
-# level and pushed back, under its lock) into build/patched72-N-CONFIG:
-# the same source paths as the whole series' build, so ccache reuses it.
-build_upstream_prefix() {
-	local n=$1 config=$2 total level nnet=0
+# build_upstream_level LEVEL CONFIG NAME [BASE]: the BASE kernel (default
+# the upstream patches' base, FQP_UPSTREAM_BASE) with the first LEVEL
+# patches of its upstream series (patches/net/ then patches/net-next/; 0:
+# none, the stock source), built from its patched tree (popped to that
+# level and pushed back, under its lock) into build/NAME-CONFIG: the same
+# source paths as the whole series' build, so ccache reuses it.
+build_upstream_level() {
+	local level=$1 config=$2 name=$3 base=${4:-$FQP_UPSTREAM_BASE} total
 	(
-		set_base 7.2
+		set_base "$base"
 		"$FQP_ROOT/scripts/prepare-tree.sh"
-		with_lock "$FQP_CACHE/.tree-7.2-lock"
-		[ ! -f "$FQP_ROOT/patches/net/series" ] || nnet=$(series_file_patches "$FQP_ROOT/patches/net/series" | wc -l)
-		total=$(series_patches | wc -l) level=$((nnet + n))
-		[ "$level" -le "$total" ] || die "patched72-$n: there are only $((total - nnet)) net-next patches" "pick N <= $((total - nnet))"
+		with_lock "$(tree_lock)"
+		total=$(series_patches | wc -l)
+		[ "$level" -le "$total" ] || die "$name: level $level, but the series has $total patches" "pick a level <= $total"
 		# A run stopped between its pop and its push leaves the tree at a
 		# prefix: push the rest first, so that the pop below has work.
 		(cd "$FQP_PATCHED" && if [ -n "$(quilt unapplied 2>/dev/null)" ]; then quilt push -q -a; fi &&
 			if [ "$level" = 0 ]; then quilt pop -q -a; else
 			quilt pop -q "$(series_patches | sed -n "${level}p")" || [ "$level" = "$total" ]; fi
 		) >"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
-			die "quilt pop to patch $level failed (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+			die "quilt pop to patch $level failed (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base $base --force"
 		quilt_touch "$FQP_PATCHED"
 		local rc=0
-		"$FQP_ROOT/scripts/build-kernel.sh" --base 7.2 --tree patched --config "$config" \
-			--src "$FQP_PATCHED" --out "$FQP_BUILD/patched72-$n-$config" || rc=$?
+		"$FQP_ROOT/scripts/build-kernel.sh" --base "$base" --tree patched --config "$config" \
+			--src "$FQP_PATCHED" --out "$FQP_BUILD/$name-$config" || rc=$?
 		(cd "$FQP_PATCHED" && quilt push -q -a) >>"$FQP_CACHE/logs/quilt-prefix.log" 2>&1 ||
-			die "quilt push -a failed after the prefix build (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base 7.2 --force"
+			die "quilt push -a failed after the prefix build (log: $FQP_CACHE/logs/quilt-prefix.log)" "re-run scripts/prepare-tree.sh --base $base --force"
 		quilt_touch "$FQP_PATCHED"
 		return "$rc"
 	)
+}
+
+# upstream_net_count: how many fixes patches/net/ has (the first patches
+# of a 7.x tree's series).
+upstream_net_count() {
+	if [ -f "$FQP_ROOT/patches/net/series" ]; then series_file_patches "$FQP_ROOT/patches/net/series" | wc -l; else echo 0; fi
+}
+
+# build_upstream_prefix N CONFIG [BASE]: the BASE kernel with the net
+# fixes and the first N net-next patches (build_upstream_level), in
+# build/patched7x-N-CONFIG.
+build_upstream_prefix() {
+	local n=$1 config=$2 base=${3:-$FQP_UPSTREAM_BASE} nnet name
+	nnet=$(upstream_net_count)
+	name=$(set_base "$base" && base_tree patched)-$n
+	build_upstream_level "$((nnet + n))" "$config" "$name" "$base"
 }
 
 # checkpatch_strict TREE PATCH: checkpatch.pl --strict -q's complaints about
@@ -117,7 +134,7 @@ build_upstream_prefix() {
 # of the upstream history (docs/testing.md, "Fixes for other trees"): the
 # Debian trees have no git history, and checkpatch warns of every id it
 # cannot look up there. That warning is dropped for these ids only.
-FQP_VERIFIED_IDS='65466904b015 39d010504e6b'
+FQP_VERIFIED_IDS='65466904b015 39d010504e6b 62748f32d501 29f834aa326e 790709f24972'
 checkpatch_strict() {
 	ensure_packages perl python3-ply python3-git
 	(cd "$1" && PATH=/usr/bin:/bin:$PATH perl scripts/checkpatch.pl --strict -q \

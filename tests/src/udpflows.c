@@ -13,8 +13,9 @@
  * packets wait in the qdisc: a backlogged flow that loses nothing).
  * -P sets SO_PRIORITY on every packet, -H N sends every Nth packet with
  * SO_PRIORITY 7 (TC_PRIO_CONTROL, fq's high-priority queue), -m sets
- * SO_MAX_PACING_RATE (-U then raises it back to ~0, unlimited, which
- * leaves the socket's pacing rate where -m put it) and -T N sets SO_TXTIME
+ * SO_MAX_PACING_RATE (-U then raises it back to ~0, unlimited, and -M RATE
+ * to RATE: up to 7.3 that leaves the socket's pacing rate where -m put
+ * it, see 58-fq-fastpath) and -T N sets SO_TXTIME
  * so that packet i leaves no earlier than start + i*N us (CLOCK_MONOTONIC).
  * Every payload starts with a header carrying CLOCK_MONOTONIC at send time;
  * network namespaces share that clock, so the receiver measures one-way
@@ -62,14 +63,17 @@ struct hdr {
 	uint64_t ts_ns;
 };
 
-/* -U: raise SO_MAX_PACING_RATE back to unlimited after -m lowered it. */
+/* -U: raise SO_MAX_PACING_RATE back to unlimited after -m lowered it;
+ * -M RATE: to RATE (bit/s) instead.
+ */
 static int max_raise;
+static double max_raise_to;
 
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: udpflows -d ADDR [-p PORT] [-n FLOWS] [-C] [-c COUNT] [-t SECS]\n"
-		"                [-r RATE] [-l LEN] [-P PRIO] [-H N] [-m RATE [-U]] [-T US] [-B BYTES]\n"
+		"                [-r RATE] [-l LEN] [-P PRIO] [-H N] [-m RATE [-U|-M RATE]] [-T US] [-B BYTES]\n"
 		"       udpflows -R [-6] [-p PORT] [-n FLOWS] [-c COUNT] [-t SECS] [-i IDLE_MS]\n"
 		"                [-w SKIP_MS,LEN_MS]\n"
 		"RATE in bit/s with optional k/m/g suffix; 0 = as fast as possible\n");
@@ -108,7 +112,7 @@ static int mksock(int family, int prio, double maxrate, int txtime, int sndbuf)
 
 		if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r)))
 			die("SO_MAX_PACING_RATE");
-		r = ~0UL;
+		r = max_raise_to > 0 ? (unsigned long)(max_raise_to / 8) : ~0UL;
 		if (max_raise &&
 		    setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &r, sizeof(r)))
 			die("SO_MAX_PACING_RATE (raise)");
@@ -314,7 +318,7 @@ int main(int argc, char **argv)
 	double secs = 0, rate = 0, maxrate = 0;
 	long txtime = 0, win_skip = 0, win_len = 0;
 
-	while ((opt = getopt(argc, argv, "d:p:n:Cc:t:r:l:P:H:m:UT:R6i:B:w:")) != -1) {
+	while ((opt = getopt(argc, argv, "d:p:n:Cc:t:r:l:P:H:m:UM:T:R6i:B:w:")) != -1) {
 		switch (opt) {
 		case 'd': addr = optarg; break;
 		case 'p': port = atoi(optarg); break;
@@ -328,6 +332,12 @@ int main(int argc, char **argv)
 		case 'H': hp = atoi(optarg); break;
 		case 'm': maxrate = parse_rate(optarg); if (maxrate < 0) usage(); break;
 		case 'U': max_raise = 1; break;
+		case 'M':
+			max_raise = 1;
+			max_raise_to = parse_rate(optarg);
+			if (max_raise_to <= 0)
+				usage();
+			break;
 		case 'T': txtime = atol(optarg); break;
 		case 'R': recv_mode = 1; break;
 		case '6': v6 = 1; break;
