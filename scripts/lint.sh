@@ -66,7 +66,7 @@ result cover_letters_exported "$rc" "$out"
 out=$(git ls-files -- 'patches/*.patch' | while read -r f; do
 	git mailinfo /dev/null /dev/null <"$f" | sed -n 's/^Author: \(.*\)/\1/p;s/^Email: \(.*\)/<\1>/p' | paste -sd' ' |
 		grep -qxF "$FQP_PLACEHOLDER" || echo "$f: From is not '$FQP_PLACEHOLDER'"
-	grep -E '^Signed-off-by: ' "$f" | grep -vxF "Signed-off-by: $FQP_PLACEHOLDER" | sed "s|^|$f: |"
+	grep -E '^Signed-off-by: ' "$f" | grep -vxF "Signed-off-by: $FQP_PLACEHOLDER" | sed "s|^|$f: |" || true
 done)
 [ -z "$out" ] || out+=$'\n'"re-export (scripts/refresh-patches.sh [--base B], scripts/refresh-patches.sh --quilt DIR)"
 result mails_placeholder_identity "${#out}" "$out"
