@@ -111,6 +111,18 @@ timer_retrans() {
 	sn nstat -asz TcpExtTCPLossProbes TcpExtTCPTimeouts | awk '{ s += $2 } END { print s + 0 }'
 }
 
+# fq_with_receiver FILE: the veth pair with fq on veth0, and a UDP
+# receiver on port 9000 in rcv (its report in $R/data/FILE), whose pid
+# goes to the caller's rpid.
+fq_with_receiver() {
+	topo
+	quiet_link
+	sn tc qdisc add dev veth0 root fq
+	rn udpflows -R -p 9000 -t 30 -i 3000 >"$R/data/$1" &
+	rpid=$!
+	wait_listen rcv udp 9000
+}
+
 # A UDP socket whose SO_MAX_PACING_RATE was lowered to 50 kbit/s and then
 # raised back to ~0 (unlimited) keeps sk_pacing_rate at 50 kbit/s, and 6.1
 # paces its packets at that rate. The fast path must not send them at
@@ -125,12 +137,7 @@ timer_retrans() {
 # its datagrams leave at once whichever path they take.
 t_fastpath_socket_rate_raised() {
 	local rpid n m b a th
-	topo
-	quiet_link
-	sn tc qdisc add dev veth0 root fq
-	rn udpflows -R -p 9000 -t 30 -i 3000 >"$R/data/fastpath-rate-rx.txt" &
-	rpid=$!
-	wait_listen rcv udp 9000
+	fq_with_receiver fastpath-rate-rx.txt
 	b=$(fqs snd veth0)
 	n=$(udp_send -c 40 -l 1000 -m 50k -U)
 	m=$(fqs snd veth0)
@@ -173,12 +180,7 @@ t_fastpath_socket_rate_raised() {
 # receiver keeps ICMP errors from failing the connected socket's sends.
 t_max_pacing_rate_raised() {
 	local b a n t0 ms th rpid
-	topo
-	quiet_link
-	sn tc qdisc add dev veth0 root fq
-	rn udpflows -R -p 9000 -t 30 -i 3000 >"$R/data/max-rate-raised-rx.txt" &
-	rpid=$!
-	wait_listen rcv udp 9000
+	fq_with_receiver max-rate-raised-rx.txt
 	b=$(fqs snd veth0)
 	t0=$(date +%s%N)
 	n=$(udp_send -c 40 -l 1000 -m 50k -M 4m)
