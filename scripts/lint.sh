@@ -20,7 +20,9 @@ ensure_packages shellcheck python3
 cd "$FQP_ROOT"
 mapfile -t shells < <(git ls-files -co --exclude-standard -- '*.sh' '*.bash' .ci/run rootfs/init rootfs/tc-trixie | sort -u)
 mapfile -t pys < <(git ls-files -co --exclude-standard -- '*.py' | sort -u)
-tap_header "$((${#shells[@]} + ${#pys[@]} + 9))"
+# The plan: one line per file, and one per named check below (each a
+# "result NAME" line of its own at the start of a line of this file).
+tap_header "$((${#shells[@]} + ${#pys[@]} + $(grep -c '^result [a-z_]' "$0")))"
 # result NAME RC OUTPUT: one result line for a check; a failed check's
 # output (its first 60 lines) goes before it as diagnostics.
 result() {

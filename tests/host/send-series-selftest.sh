@@ -104,7 +104,7 @@ identity_ok() {
 base_of() {
 	case $1 in
 	6.1 | stable-6.1) echo "$FQP_CACHE/authoring base" ;;
-	net-next | net) echo "$FQP_CACHE/authoring-7.2 base" ;;
+	net-next | net) echo "$FQP_CACHE/authoring-$FQP_UPSTREAM_BASE base" ;;
 	stable-6.12) echo "$FQP_CACHE/stock-6.12" ;;
 	esac
 }
@@ -188,7 +188,7 @@ for s in "${SERIES[@]}"; do
 	wt=''
 	case $s in
 	6.1) wt=$(git -C "$FQP_CACHE/authoring" rev-parse 'main^{tree}') ;;
-	net-next) wt=$(git -C "$FQP_CACHE/authoring-7.2" rev-parse 'main^{tree}') ;;
+	net-next) wt=$(git -C "$FQP_CACHE/authoring-$FQP_UPSTREAM_BASE" rev-parse 'main^{tree}') ;;
 	esac
 	check "b4_am_$s" "b4 am could not read the mails, or its mbox does not apply to the base (the authoring branch's tree)" \
 		b4_ok "$s" "$np" "$wt" ${mails[@]+"${mails[@]}"}
@@ -216,9 +216,12 @@ check default_series_net_next "send-series.sh without --series did not format th
 	bash -c '"$1" >/dev/null 2>"$2" || exit 1; grep -q "mails of the net-next series" "$2"' _ \
 	"$FQP_ROOT/scripts/send-series.sh" "$logdir/default.err"
 reflect_ok() {
+	local n
+	# One mail per fix of patches/net/, each To the sender alone.
+	n=$(series_file_patches "$FQP_ROOT/patches/net/series" | wc -l)
 	"$FQP_ROOT/scripts/send-series.sh" --series net --reflect >"$scratch/reflect.out" 2>&1 || { tail -n 20 "$scratch/reflect.out"; return 1; }
-	count_is "$scratch/reflect.out" "^  To: $email\$" 1 && count_is "$scratch/reflect.out" '^  Cc: ' 0 &&
-		count_is "$scratch/reflect.out" '^  Dry-OK' 1
+	count_is "$scratch/reflect.out" "^  To: $email\$" "$n" && count_is "$scratch/reflect.out" '^  Cc: ' 0 &&
+		count_is "$scratch/reflect.out" '^  Dry-OK' "$n"
 }
 check reflect_to_sender_only "--reflect's dry run did not address the sender alone (To the sender, no Cc)" reflect_ok
 tap_summary
