@@ -220,6 +220,17 @@ t_cilium_mapping() {
 		fail "qlen is not the sum of the band counts"
 }
 
+# fill_bands_120: 120 datagrams of 200 bytes into each band (priorities
+# 6, 0 and 1 map to bands 0, 1 and 2), from snd to the receiver's ports
+# 9300-9302.
+fill_bands_120() {
+	local b prio=(6 0 1)
+	for b in 0 1 2; do
+		sn udpflows -d "$RCV_IP" -p $((9300 + b)) -C -c 120 -l 200 -P "${prio[$b]}" >/dev/null ||
+			fail "sender with priority ${prio[$b]} failed"
+	done
+}
+
 # limit is per band: the qdisc may hold up to 3 x limit packets. A change
 # that leaves limit alone (ce_threshold here) must drop none of them, as
 # 6.1 drops nothing on such a change; a lower limit trims each band to it,
@@ -227,15 +238,12 @@ t_cilium_mapping() {
 # (fq caps a flow's gap at 1 s: each band still sends one a second, so the
 # counts may fall by a few between two snapshots of a loaded TCG guest).
 t_change_keeps_bands() {
-	local b prio=(6 0 1) s q0 d0
+	local b s q0 d0
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root fq limit 100 flow_limit 1000 maxrate 1kbit
 	need_bands snd veth0
-	for b in 0 1 2; do
-		sn udpflows -d "$RCV_IP" -p $((9300 + b)) -C -c 120 -l 200 -P "${prio[$b]}" >/dev/null ||
-			fail "sender with priority ${prio[$b]} failed"
-	done
+	fill_bands_120
 	s=$(fqs snd veth0)
 	q0=$(fqsv "$s" qlen) d0=$(fqsv "$s" drops)
 	say "full: $(grep -E '^(band_|qlen|drops)' <<<"$s" | tr '\n' ' ')"
@@ -274,16 +282,13 @@ t_change_keeps_bands() {
 # every change, ~200 packets here: a finding about 7.x (FQP_FINDINGS72),
 # fixed in patches/net.
 t_change_due_keeps_bands() {
-	local b prio=(6 0 1) s q0 x0 lost
+	local b s q0 x0 lost
 	topo
 	quiet_link
 	sn tc qdisc add dev veth0 root handle 1: tbf rate 16kbit burst 1600 limit 100000
 	sn tc qdisc add dev veth0 parent 1: handle 10: fq limit 100 flow_limit 1000
 	need_bands snd veth0
-	for b in 0 1 2; do
-		sn udpflows -d "$RCV_IP" -p $((9300 + b)) -C -c 120 -l 200 -P "${prio[$b]}" >/dev/null ||
-			fail "sender with priority ${prio[$b]} failed"
-	done
+	fill_bands_120
 	s=$(fqs snd veth0)
 	q0=$(fqsv "$s" qlen) x0=$(sn cat /sys/class/net/veth0/statistics/tx_packets)
 	say "full: $(grep -E '^(band_|qlen|drops|packets|throttled_flows)' <<<"$s" | tr '\n' ' ')"
