@@ -206,8 +206,8 @@ src_tree=$FQP_PATCHED
 if [ -d "$src_tree/tools/testing/selftests/tc-testing" ]; then
 	cp -a "$src_tree/tools/testing/selftests/tc-testing" "$stage_dir/tdc"
 fi
-# A kernel with modules (the debug kernel's modular sch_fq): they go on the
-# run disk, where the guest's run.sh loads fq with modprobe.
+# A kernel with modules (a modular sch_fq: --kconfig-add CONFIG_NET_SCH_FQ=m):
+# they go on the run disk, where the guest's run.sh loads fq with modprobe.
 cfg_dir=$(dirname "$(dirname "$(dirname "$(dirname "$bzimage")")")")
 if grep -qsx 'CONFIG_MODULES=y' "$cfg_dir/.config"; then
 	make -s -C "$cfg_dir" INSTALL_MOD_PATH="$stage_dir/modroot" INSTALL_MOD_STRIP=1 \

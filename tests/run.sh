@@ -101,10 +101,10 @@ declare -A file_cases=()
 for c in ${cases[@]+"${cases[@]}"}; do
 	file_cases[${c%:*}]=$((${file_cases[${c%:*}]:-0} + 1))
 done
-# A modular sch_fq (the debug kernel, as distributions build it) comes
-# with its modules on the run disk: loaded before the cases (its KUnit
-# suites run at load; boot-and-test.sh reads their results from dmesg) and
-# unloaded after them.
+# A modular sch_fq (a kernel built with CONFIG_NET_SCH_FQ=m, as
+# distributions build it) comes with its modules on the run disk: loaded
+# before the cases and unloaded after them (fq_flow_cache must be empty by
+# then).
 modroot=$T/../modroot/lib/modules
 fq_module=0
 [ ! -d "$modroot/$(uname -r)" ] || fq_module=1
