@@ -107,7 +107,7 @@ done
 # then).
 modroot=$T/../modroot/lib/modules
 fq_module=0
-[ ! -d "$modroot/$(uname -r)" ] || fq_module=1
+[ -z "$(find "$modroot/$(uname -r)" -name 'sch_fq.ko*' 2>/dev/null)" ] || fq_module=1
 emit "KTAP version 1"
 emit "1..$((${#file_cases[@]} + 1 + 2 * fq_module))"
 emit "# fq-pacing suite on $(uname -r), $(nproc) CPUs, $(awk '/MemTotal/ {print $2}' /proc/meminfo) kB"
