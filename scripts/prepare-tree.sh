@@ -53,7 +53,12 @@ unpack_stock() {
 fresh_copy() {
 	log "copying the pristine tree to $FQP_PATCHED"
 	rm -rf "$FQP_PATCHED" "$FQP_BUILD/$(base_tree patched)"-*
-	cp -a "$FQP_STOCK" "$FQP_PATCHED"
+	# The tree's contents, not the path: a stock tree shared from another
+	# cache dir by a symlink would otherwise be copied as the symlink, and
+	# quilt would patch the shared pristine tree through it.
+	mkdir -p "$FQP_PATCHED"
+	cp -a "$FQP_STOCK/." "$FQP_PATCHED/"
+	[ ! -L "$FQP_PATCHED" ] || die "$FQP_PATCHED is a symlink" "remove it; the patched tree must be a copy of its own"
 	rm -f "$FQP_PATCHED/.fqp-series"
 }
 
