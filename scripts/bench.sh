@@ -62,9 +62,10 @@ usage: $0 [--clock exact|wall] [--quick] [--reps N] [--only W[,W]] [--results DI
                  with a boot option (init_on_alloc=0); repeatable
   --kernels K,...  the kernels, booted in turn (default stock,patched):
                  stock (6.1), patched (the series), stock72 (stock 7.2),
-                 patched72 (7.2 with patches/net/ and patches/net-next/),
-                 patched72-N (7.2 with the net fixes and the first N
-                 net-next patches: each patch's own effect); either stock
+                 patched72 (7.2 with patches/net/, patches/net-next/ and
+                 its RFC patches/net-next-rfc/), patched72-N (7.2 with the
+                 net fixes and the first N patches after them, net-next's
+                 then the RFC's: each patch's own effect); either stock
                  and patched or stock72 and a patched72 are among them
   --clock exact  (default under TCG) QEMU icount, 1 vCPU: guest instructions
                  per packet / per MB, deterministic; each point also through

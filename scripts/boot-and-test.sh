@@ -11,7 +11,8 @@ usage: $0 [options]
   --base 6.1|7.2|7.3      which upstream tree stock is (default \$FQP_BASE or 6.1):
                           6.1 bookworm's linux-source-6.1, 7.2 sid's linux-source-7.2,
                           7.3 experimental's linux-source-7.3 (patched there: 7.x
-                          with patches/net/ and patches/net-next/)
+                          with patches/net/, patches/net-next/ and
+                          patches/net-next-rfc/)
   --kernel stock|patched|PATH  which tree (default patched), or the path of a
                           bzImage to boot (as vng and tuxrun take one): an image
                           in one of our build dirs is booted as its tree and
@@ -439,7 +440,8 @@ if [ "$kernel" = patched ] && [ -z "$cases" ] && { [ -z "$shard" ] || [ "${shard
 	while read -r p; do
 		r=$(checkpatch_strict "$FQP_PATCHED" "$FQP_ROOT/patches/$p")
 		printf '== %s\n%s\n' "$p" "$r" >>"$cp_log"
-		# 0001 (6.1), net_0001 and net-next_0001 (7.x): one name each.
+		# 0001 (6.1), net_0001, net-next_0001 and net-next-rfc_0001 (7.x):
+		# one name each.
 		n=${p##*/} n=${n%%-*}
 		[[ $p != */* ]] || n=${p%%/*}_$n
 		if [ -n "$r" ]; then

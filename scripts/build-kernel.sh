@@ -70,12 +70,17 @@ mk=(make -C "$src" O="$out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
 # User-Mode Linux: the same tree as a host program (x86_64).
 [ "$config" != uml ] || mk=(make -C "$src" O="$out" ARCH=um SUBARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
 
-# KUnit in every test and debug kernel; patch 3's unit tests wherever the
-# tree has them (not stock, not the check-series steps before patch 3). The
-# benchmark kernels stay identical but for the series.
+# KUnit in every test and debug kernel; fq's unit tests wherever the tree
+# has them (not stock, not the check-series steps before the patch that
+# adds them) and the config can build them (kunit_fq_fits: both series'
+# tests need sch_fq built in, so a build with --kconfig-add
+# CONFIG_NET_SCH_FQ=m gets none). The benchmark kernels stay identical but
+# for the series.
 if [ "$config" != bench ] && [ "$config" != uml ]; then
 	frags+=(kunit)
-	if grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig"; then
+	ffiles=()
+	for f in "${frags[@]}"; do ffiles+=("$FQP_ROOT/config-fragments/$f.config"); done
+	if kunit_fq_fits "$src" "${ffiles[@]}"; then
 		frags+=(kunit-fq)
 	fi
 fi

@@ -8,15 +8,16 @@
 # TAP line per arch. Logs: $FQP_CACHE/logs/check-series/.
 #
 # --base 7.3 (or 7.2): the upstream patches (patches/net/, then
-# patches/net-next/) on experimental's linux-source-7.3 (sid's
-# linux-source-7.2), each checked the way netdev's patchwork checks a
-# patch: checkpatch --strict; applies; the test kernel builds (x86_64,
-# gcc); the objects it touches build with W=1 and sparse (C=2) with sch_fq
-# as a module, and vmlinux and the modules link, adding no warning to the
-# tree before the series; scripts/kernel-doc -none adds nothing; the
-# objects cross-build for i386; and the same with clang-19 at W=1
-# (LLVM=-19: 7.x needs LLVM >= 17; bookworm carries clang-19), KUnit file
-# included. Logs: $FQP_CACHE/logs/check-series-7.x/.
+# patches/net-next/, then patches/net-next-rfc/) on experimental's
+# linux-source-7.3 (sid's linux-source-7.2), each checked the way netdev's
+# patchwork checks a patch: checkpatch --strict; applies; the test kernel
+# builds (x86_64, gcc); the objects it touches build with W=1 and sparse
+# (C=2) with sch_fq as a module and with sch_fq and its KUnit tests built
+# in, and vmlinux and the modules link, adding no warning to the tree
+# before the series (and the module has no KUnit test); scripts/kernel-doc
+# -none adds nothing; the objects cross-build for i386; and the same with
+# clang-19 at W=1 (LLVM=-19: 7.x needs LLVM >= 17; bookworm carries
+# clang-19), KUnit file included. Logs: $FQP_CACHE/logs/check-series-7.x/.
 # shellcheck source=scripts/lib.sh
 . "$(dirname "$0")/lib.sh"
 

@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
 # The checks netdev's patchwork runs, on every upstream patch in order
-# (patches/net/ then patches/net-next/, applied to their base, Debian
+# (patches/net/, patches/net-next/, then the RFC patches/net-next-rfc/,
+# applied to their base, Debian
 # experimental's linux-source-7.3; --base 7.2: sid's linux-source-7.2), as
 # TAP. Run through scripts/check-series.sh --base 7.3. For each patch:
 #   checkpatch     checkpatch --strict (netdev's 80 columns) is clean
 #   applies        quilt push of the patch onto the ones before it
 #   builds         the test kernel (x86_64, gcc) builds: bisectable
 #   w1_sparse_m    the .c files the series touches, in a build with sch_fq
-#                  as a module (cross.config + check-module.config): gcc
-#                  W=1 and sparse C=2 warnings no more than on the base before
-#                  the series, file by file; vmlinux and the modules link
+#                  as a module (cross.config + check-module.config) and in
+#                  one with sch_fq and its KUnit tests built in
+#                  (cross.config + check-kunit.config): gcc W=1 and sparse
+#                  C=2 warnings no more than on the base before the series,
+#                  file by file; vmlinux and the modules link; and the
+#                  module build, KUNIT_ALL_TESTS on, has no fq KUnit test
+#                  (a module must not carry it)
 #   kernel_doc     scripts/kernel-doc -none on the touched .c files: no
 #                  more complaints than before the series
 #   i386           the touched objects cross-build for i386
 #   clang_w1       the touched objects with clang-19 at W=1 (LLVM=-19;
-#                  7.x needs LLVM >= 17, bookworm carries clang-19): no
-#                  warning in a touched file
+#                  7.x needs LLVM >= 17, bookworm carries clang-19), KUnit
+#                  tests built in: no warning in a touched file
 # The tree ends fully patched, and its test kernel built.
 # Logs: $FQP_CACHE/logs/check-series-7.3/ (7.2: check-series-7.2/).
 # shellcheck source=scripts/lib.sh
@@ -58,8 +63,8 @@ export CCACHE_BASEDIR=$FQP_CACHE KBUILD_BUILD_TIMESTAMP='2013-08-29' \
 	KBUILD_BUILD_USER=fq-pacing KBUILD_BUILD_HOST=check
 
 # The .c files the whole series touches, and those of them that make
-# builds as objects (sch_fq_test.c is #included by sch_fq.c: its warnings
-# count, kernel-doc reads it, it is no object of its own).
+# builds as objects (tests/sch_fq_kunit.c is #included by sch_fq.c: its
+# warnings count, kernel-doc reads it, it is no object of its own).
 touched_all() {
 	local p
 	for p in "${patches[@]}"; do
@@ -81,21 +86,32 @@ clang_bin=19
 checks=(checkpatch applies builds w1_sparse_m kernel_doc i386 clang_w1)
 tap_header "$((${#checks[@]} * ${#patches[@]}))"
 
-# The W=1 + sparse + module build: one O= dir, configured once.
+# The W=1 + sparse builds: one O= dir each, configured once. sch_fq as a
+# module, as distributions build it; and built in with KUNIT_ALL_TESTS, the
+# only way its KUnit tests build (NET_SCH_FQ_KUNIT_TEST depends on
+# NET_SCH_FQ=y), so that W=1, sparse and clang read them too.
 mod_out=$FQP_BUILD/check$btag-module
 mod_mk=(make -C "$FQP_PATCHED" O="$mod_out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
-mod_frags=("$FQP_ROOT/config-fragments/cross.config" "$FQP_ROOT/config-fragments/check-module.config")
-# configure_once OUT MAKE...: configure OUT from tinyconfig and the
-# module fragments, again only when the fragments changed.
+mapfile -t mod_frags < <(cross_fragments "$FQP_PATCHED")
+mod_frags+=("$FQP_ROOT/config-fragments/check-module.config")
+kun_out=$FQP_BUILD/check$btag-kunit
+kun_mk=(make -C "$FQP_PATCHED" O="$kun_out" ARCH=x86_64 CC="ccache gcc" HOSTCC=gcc -j"$(nproc)")
+mapfile -t kun_frags < <(cross_fragments "$FQP_PATCHED")
+kun_frags+=("$FQP_ROOT/config-fragments/check-kunit.config")
+# configure_once OUT FRAG... -- MAKE...: configure OUT from tinyconfig and
+# the fragments, again only when the fragments changed.
 configure_once() {
 	local out=$1 h
+	local -a frags=()
 	shift
-	h=$(cat "${mod_frags[@]}" | sha256sum | cut -c1-16)
+	while [ "$1" != -- ]; do frags+=("$1"); shift; done
+	shift
+	h=$(cat "${frags[@]}" | sha256sum | cut -c1-16)
 	[ -f "$out/.config" ] && [ "$(cat "$out/.fqp-config" 2>/dev/null)" = "$h" ] && return 0
 	mkdir -p "$out"
-	kconfig_make "$FQP_PATCHED" "$out" "$logdir/${out##*/}-config.log" tinyconfig "${mod_frags[@]}" -- "$@"
-	config_check "$out/.config" "${mod_frags[@]}" ||
-		die "the module check's config did not stick ($out/.config)" "fix config-fragments/check-module.config"
+	kconfig_make "$FQP_PATCHED" "$out" "$logdir/${out##*/}-config.log" tinyconfig "${frags[@]}" -- "$@"
+	config_check "$out/.config" "${frags[@]}" ||
+		die "the check's config did not stick ($out/.config)" "fix ${frags[*]##*/}"
 	echo "$h" >"$out/.fqp-config"
 }
 
@@ -109,13 +125,21 @@ warn_counts() {
 }
 
 # w1_sparse LOG: the touched objects with W=1 and C=2 (each recompiled:
-# the flags changed), then vmlinux and the modules (modpost). When kbuild
+# the flags changed), then vmlinux and the modules (modpost), in the module
+# build; the touched objects again in the built-in KUnit build. When kbuild
 # finds the sparse too old it runs none and says so only in the log, and
-# the build succeeds: that is a failure here.
+# the build succeeds: that is a failure here. So is a module build that
+# has fq's KUnit tests: with KUNIT_ALL_TESTS, sch_fq.ko would carry them,
+# run them at every modprobe and taint the kernel.
 w1_sparse() {
-	{ "${mod_mk[@]}" W=1 C=2 CHECK="$sparse7" "${objs[@]}" && "${mod_mk[@]}" vmlinux modules; } >"$1" 2>&1 || return 1
+	{ "${mod_mk[@]}" W=1 C=2 CHECK="$sparse7" "${objs[@]}" && "${mod_mk[@]}" vmlinux modules &&
+		"${kun_mk[@]}" W=1 C=2 CHECK="$sparse7" "${objs[@]}"; } >"$1" 2>&1 || return 1
 	if grep -q 'is not available or not up to date' "$1"; then
 		echo "# kbuild ran no sparse: $(grep -m 1 'is not available or not up to date' "$1") (CHECK=$sparse7)"
+		return 1
+	fi
+	if grep -q '^CONFIG_NET_SCH_FQ_KUNIT_TEST=' "$mod_out/.config"; then
+		echo "# sch_fq is a module and has the KUnit tests: $(grep '^CONFIG_NET_SCH_FQ_KUNIT_TEST=' "$mod_out/.config")"
 		return 1
 	fi
 }
@@ -128,11 +152,12 @@ kdoc() {
 	grep -cE 'warning|error' "$1" || true
 }
 
-# clang_objs LOG: the touched objects with clang at W=1, own O= dir.
+# clang_objs LOG: the touched objects with clang at W=1, own O= dir, fq
+# and its KUnit tests built in.
 clang_objs() {
-	local out=$FQP_BUILD/check$btag-clang
+	local out=$FQP_BUILD/check$btag-clang-kunit
 	local -a mk=(make -C "$FQP_PATCHED" O="$out" ARCH=x86_64 LLVM="-$clang_bin" CC="ccache clang-$clang_bin" -j"$(nproc)")
-	configure_once "$out" "${mk[@]}"
+	configure_once "$out" "${kun_frags[@]}" -- "${mk[@]}"
 	"${mk[@]}" W=1 "${objs[@]}" >"$1" 2>&1 || return 1
 	! grep -E "(^|/)($(IFS='|'; echo "${allfiles[*]//./\\.}")):[0-9]+:[0-9]+: (warning|error):" "$1"
 }
@@ -140,7 +165,8 @@ clang_objs() {
 # Baseline: the base before the series.
 quilt_pop_all "$FQP_PATCHED" || die "quilt pop -a failed in $FQP_PATCHED" "re-run scripts/prepare-tree.sh --base $FQP_BASE --force"
 log "baseline: the touched files (${cfiles[*]}) on $FQP_BASE before the series"
-configure_once "$mod_out" "${mod_mk[@]}"
+configure_once "$mod_out" "${mod_frags[@]}" -- "${mod_mk[@]}"
+configure_once "$kun_out" "${kun_frags[@]}" -- "${kun_mk[@]}"
 w1_sparse "$logdir/baseline-w1.log" ||
 	die "$FQP_BASE itself does not build with W=1 C=2 (log: $logdir/baseline-w1.log)" "read the log: a missing tool (sparse)?"
 base_warn=$(warn_counts "$logdir/baseline-w1.log")

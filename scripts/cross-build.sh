@@ -3,7 +3,8 @@
 # architectures, with Debian's cross compilers: a build break there (an
 # arch with another L1_CACHE_BYTES, 32-bit longs, big endian) shows up
 # before a maintainer's build bot finds it. One small config per arch
-# (tinyconfig + config-fragments/cross.config [+ cross-<arch>.config]),
+# (tinyconfig + config-fragments/cross.config [+ cross-proc-sysctl.config]
+# [+ cross-<arch>.config]),
 # one O= dir per arch and base (cross-<arch>, cross7x-<arch>), ccache: a
 # rerun rebuilds only what changed.
 # Warnings are reported, not fatal (no -Werror); any error fails.
@@ -86,7 +87,7 @@ build_arch() {
 	mkdir -p "$out"
 	with_lock "$out/.fqp-lock"
 	export FQP_STEP=cross-$a
-	frags=("$FQP_ROOT/config-fragments/cross.config")
+	mapfile -t frags < <(cross_fragments "$src")
 	! grep -qs '^config NET_SCH_FQ_KUNIT_TEST' "$src/net/sched/Kconfig" ||
 		frags+=("$FQP_ROOT/config-fragments/cross-kunit.config")
 	[ ! -f "$FQP_ROOT/config-fragments/cross-$a.config" ] ||

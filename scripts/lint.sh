@@ -87,6 +87,12 @@ out=$(grep -hE '^CONFIG_' config-fragments/kunit.config config-fragments/kunit-f
 	comm -23 - <(grep -hE '^CONFIG_' tests/kunit/.kunitconfig | sort -u))
 [ -z "$out" ] || out="tests/kunit/.kunitconfig lacks what config-fragments/kunit*.config set: $(tr '\n' ' ' <<<"$out")"
 result kunitconfig "${#out}" "$out"
+# tests/kunit/net-next/.kunitconfig is the upstream series' own
+# net/sched/tests/.kunitconfig (the KUnit patch adds it): the same options.
+out=$(diff <(sed -n '/^+++ b\/net\/sched\/tests\/\.kunitconfig$/,/^diff --git /s/^+\(CONFIG_.*\)/\1/p' patches/net-next/0*.patch | sort -u) \
+	<(grep -hE '^CONFIG_' tests/kunit/net-next/.kunitconfig | sort -u) 2>&1) && rc=0 || rc=1
+[ "$rc" = 0 ] || out="tests/kunit/net-next/.kunitconfig (>) differs from the net-next series' net/sched/tests/.kunitconfig (<):"$'\n'"$out"
+result kunitconfig_net_next "$rc" "$out"
 # Every relative link of the documents names a file, and a heading, that exists.
 mapfile -t docs < <(git ls-files -co --exclude-standard -- '*.md' CHANGELOG | sort -u)
 out=$(python3 scripts/doc-links.py "${docs[@]}" 2>&1) && rc=0 || rc=1

@@ -3,7 +3,8 @@
 # the series to the patched one with quilt. With --base 7.3 (or 7.2): fetch
 # and unpack experimental's linux-source-7.3 (sid's linux-source-7.2;
 # fetch_base_tree, scripts/lib/debian.sh), and apply the upstream patches
-# (patches/net/, then patches/net-next/) to its patched copy the same way. Re-running after a patch changed
+# (patches/net/, then patches/net-next/, then patches/net-next-rfc/) to its
+# patched copy the same way. Re-running after a patch changed
 # pops the old series and pushes the new one; if that cannot work it
 # re-copies the tree and wipes the patched build dirs so nothing stale stays.
 # shellcheck source=scripts/lib.sh

@@ -11,6 +11,17 @@
 #   --base 7.3 --series net      the fixes for net, each a mail of its own
 #                                (no cover letter, no numbering):
 #                                $FQP_CACHE/authoring-7.3-net to patches/net/
+#   --base 7.3 --series net-next-rfc
+#                                the RFC on top of the net-next series, a
+#                                mail of its own ([RFC PATCH net-next], no
+#                                cover letter): branch rfc of
+#                                $FQP_CACHE/authoring-7.3 (main..rfc) to
+#                                patches/net-next-rfc/
+# The 7.x authoring repo has two branches: main is the net-next series
+# (exported as base..main) and rfc is main plus the RFC's commits
+# (main..rfc), so the RFC is written on the series it applies to. After
+# amending a net-next commit on main, rebase rfc onto it (the export
+# refuses an rfc that does not hold main).
 # The cover letter (patches/cover-letter.in) and the commit messages may
 # quote figures of docs/results.csv and copy lists of the docs: the export
 # resolves them (scripts/facts.py --expand) and stops on a stale one.
@@ -27,16 +38,20 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--base 6.1|7.3] [--series net-next|net] [--init] [--quilt DIR]
+usage: $0 [--base 6.1|7.3] [--series net-next|net-next-rfc|net] [--init] [--quilt DIR]
   --init    create the authoring repo over the pristine tree and import the series
-  --base    7.3: the upstream patches (default the net-next series,
-            \$FQP_CACHE/authoring-7.3 to patches/net-next/)
-  --series  with --base 7.3: net-next, or net (the fixes, each its own mail:
-            \$FQP_CACHE/authoring-7.3-net to patches/net/)
+            (net-next-rfc: branch rfc on main, the net-next series, imported first)
+  --base    7.3: the upstream patches (default the net-next series, branch
+            main of \$FQP_CACHE/authoring-7.3 to patches/net-next/)
+  --series  with --base 7.3: net-next; net-next-rfc (the RFC on top of it,
+            branch rfc of the same repo, main..rfc, to patches/net-next-rfc/);
+            or net (the fixes, each its own mail: \$FQP_CACHE/authoring-7.3-net
+            to patches/net/)
   --quilt DIR  a directory of mails kept without an authoring repo
             (patches/stable-6.1, patches/stable-6.12): give its mails the
             placeholder identity, nothing else changed
-Without --init: export base..HEAD of the authoring repo to patches/ and series.
+Without --init: export the series' commits (6.1 and net: base..HEAD; net-next:
+base..main; net-next-rfc: main..rfc) to its directory and series file.
 USAGE
 }
 mode='export' series=net-next qdir=''
@@ -56,9 +71,10 @@ done
 [ "$FQP_BASE" = 6.1 ] || [ "$FQP_BASE" = "$FQP_UPSTREAM_BASE" ] ||
 	usage_error "the upstream patches' base is $FQP_UPSTREAM_BASE, not $FQP_BASE: use --base $FQP_UPSTREAM_BASE"
 # Where the export goes: 6.1's series at the top (series, patches/), the
-# net-next series in patches/net-next/ with its own series file, the net
-# fixes in patches/net/ with theirs (own authoring repo: they apply to the
-# pristine tree, as net's tree has none of net-next's patches).
+# net-next series in patches/net-next/ with its own series file, its RFC
+# in patches/net-next-rfc/ with its own, the net fixes in patches/net/
+# with theirs (own authoring repo: they apply to the pristine tree, as
+# net's tree has none of net-next's patches).
 case $FQP_BASE:$series in
 6.1:net-next)
 	series_file=$FQP_ROOT/series prefix=(--subject-prefix=PATCH)
@@ -69,12 +85,17 @@ case $FQP_BASE:$series in
 	series_head="# quilt series: net-next, applied to linux-source-$FQP_BASE after patches/net/series"
 	;;
 6.1:*) usage_error "--series goes with --base $FQP_UPSTREAM_BASE" ;;
+*:net-next-rfc)
+	FQP_SERIES_DIR=$FQP_ROOT/patches/net-next-rfc
+	series_file=$FQP_SERIES_DIR/series prefix=(--subject-prefix="RFC PATCH net-next")
+	series_head="# quilt series: the net-next RFC, its own mail, applied to linux-source-$FQP_BASE after patches/net-next/series"
+	;;
 *:net)
 	FQP_AUTHOR=$FQP_AUTHOR-net FQP_SERIES_DIR=$FQP_ROOT/patches/net
 	series_file=$FQP_SERIES_DIR/series prefix=(--subject-prefix="PATCH net" --no-numbered)
 	series_head="# quilt series: net, each fix its own mail, applied to linux-source-$FQP_BASE before patches/net-next/series"
 	;;
-*) usage_error "unknown --series: '$series' (net-next or net)" ;;
+*) usage_error "unknown --series: '$series' (net-next, net-next-rfc or net)" ;;
 esac
 
 ensure_packages git python3
@@ -92,33 +113,56 @@ drop_placeholder_config() {
 	fi
 }
 
-init_repo() {
-	[ ! -d "$FQP_AUTHOR/.git" ] || return 0
-	"$FQP_ROOT/scripts/prepare-tree.sh" --stock-only
-	log "creating the authoring repo in $FQP_AUTHOR"
-	rm -rf "$FQP_AUTHOR"
-	cp -a "$FQP_STOCK" "$FQP_AUTHOR"
-	rm -f "$FQP_AUTHOR/.fqp-unpacked"
-	g init -q -b main
-	# Debian's top-level .gitignore ignores everything: add by force.
-	g add -f -A . >/dev/null
-	# The pristine import is nobody's work: a local identity, not the sender's.
-	GIT_AUTHOR_NAME="$LOCAL_NAME" GIT_AUTHOR_EMAIL="$LOCAL_EMAIL" \
-		GIT_COMMITTER_NAME="$LOCAL_NAME" GIT_COMMITTER_EMAIL="$LOCAL_EMAIL" \
-		g commit -q -m "linux-source-$FQP_BASE (Debian), pristine"
-	g tag base
-	# git am takes each author from the patch's From; the committer is the
-	# user, or a clearly local one when no identity is configured.
+# import_series SERIES-FILE DIR: git am each patch SERIES-FILE lists, from
+# DIR, onto the checked-out branch.
+import_series() {
+	local p
+	while read -r p; do
+		log "importing ${2#"$FQP_ROOT/"}/$p"
+		g am -q "$2/$p" || die "git am $p failed" \
+			"the series does not apply where it belongs; fix it in $FQP_AUTHOR"
+	done < <(series_file_patches "$1")
+}
+
+# git am takes each author from the patch's From; the committer is the
+# user, or a clearly local one when no identity is configured.
+import_committer() {
 	if ! (cd / && git -c user.useConfigOnly=true var GIT_COMMITTER_IDENT) >/dev/null 2>&1; then
 		warn "no git identity configured: importing with committer '$LOCAL_NAME <$LOCAL_EMAIL>'; set one before exporting"
 		export GIT_COMMITTER_NAME="$LOCAL_NAME" GIT_COMMITTER_EMAIL="$LOCAL_EMAIL"
 	fi
-	local p
-	while read -r p; do
-		log "importing $p"
-		g am -q "$FQP_ROOT/patches/$p" || die "git am $p failed" \
-			"the series does not apply to the pristine tree; fix it in $FQP_AUTHOR"
-	done < <(series_file_patches "$series_file" | sed "s|^|${FQP_SERIES_DIR#"$FQP_ROOT/patches"}/|;s|^/||")
+}
+
+init_repo() {
+	if [ ! -d "$FQP_AUTHOR/.git" ]; then
+		"$FQP_ROOT/scripts/prepare-tree.sh" --stock-only
+		log "creating the authoring repo in $FQP_AUTHOR"
+		rm -rf "$FQP_AUTHOR"
+		cp -a "$FQP_STOCK" "$FQP_AUTHOR"
+		rm -f "$FQP_AUTHOR/.fqp-unpacked"
+		g init -q -b main
+		# Debian's top-level .gitignore ignores everything: add by force.
+		g add -f -A . >/dev/null
+		# The pristine import is nobody's work: a local identity, not the sender's.
+		GIT_AUTHOR_NAME="$LOCAL_NAME" GIT_AUTHOR_EMAIL="$LOCAL_EMAIL" \
+			GIT_COMMITTER_NAME="$LOCAL_NAME" GIT_COMMITTER_EMAIL="$LOCAL_EMAIL" \
+			g commit -q -m "linux-source-$FQP_BASE (Debian), pristine"
+		g tag base
+		import_committer
+		# The RFC's branch sits on the net-next series, branch main.
+		if [ "$series" = net-next-rfc ]; then
+			import_series "$FQP_ROOT/patches/net-next/series" "$FQP_ROOT/patches/net-next"
+		else
+			import_series "$series_file" "$FQP_SERIES_DIR"
+		fi
+	fi
+	if [ "$series" = net-next-rfc ] && ! g rev-parse -q --verify refs/heads/rfc >/dev/null; then
+		log "branch rfc: the RFC on top of main"
+		import_committer
+		g checkout -q -b rfc main
+		import_series "$series_file" "$FQP_SERIES_DIR"
+		g checkout -q main
+	fi
 }
 
 if [ "$mode" = quilt ]; then
@@ -135,7 +179,7 @@ fi
 drop_placeholder_config
 if [ "$mode" = init ]; then
 	init_repo
-	log "authoring repo ready: $FQP_AUTHOR ($(g rev-list --count base..HEAD) commits on base)"
+	log "authoring repo ready: $FQP_AUTHOR ($(g rev-list --count "$(authoring_range "$series")") commits of the $series series)"
 	exit 0
 fi
 
@@ -144,17 +188,20 @@ ident=$FQP_PLACEHOLDER
 log "From and Signed-off-by of the committed mails: $ident (scripts/send-series.sh puts the sender's)"
 [ -z "$(g status --porcelain --untracked-files=no)" ] ||
 	die "the authoring repo has uncommitted changes" "commit or stash them in $FQP_AUTHOR"
-count=$(g rev-list --count base..HEAD)
-[ "$count" -gt 0 ] || die "no commits on top of base in $FQP_AUTHOR" "commit your change there first"
+range=$(authoring_range "$series")
+count=$(g rev-list --count "$range")
+[ "$count" -gt 0 ] || die "no commits in $range of $FQP_AUTHOR" "commit your change there first"
 cover=$FQP_SERIES_DIR/cover-letter.in
-[ "$series" = net ] || [ -f "$cover" ] || die "missing $cover" "write the cover letter (subject line, blank line, body)"
+# A series of one mail has no cover letter: the net fixes, the RFC.
+case $series in net | net-next-rfc) ;; *) [ -f "$cover" ] || die "missing $cover" "write the cover letter (subject line, blank line, body)" ;; esac
+mkdir -p "$FQP_SERIES_DIR"
 rm -f "$FQP_SERIES_DIR"/0*.patch
-format_series "$FQP_SERIES_DIR" "$ident" "${prefix[@]}"
+format_series "$FQP_SERIES_DIR" "$ident" "$range" "${prefix[@]}"
 {
 	echo "$series_head"
 	for p in "$FQP_SERIES_DIR"/0*.patch; do
 		case ${p##*/} in 0000-cover-letter.patch) ;; *) echo "${p##*/}" ;; esac
 	done
 } >"$series_file"
-log "exported $count patches to ${FQP_SERIES_DIR#"$FQP_ROOT/"}/ and ${series_file#"$FQP_ROOT/"}:"
+log "exported $count patches ($range) to ${FQP_SERIES_DIR#"$FQP_ROOT/"}/ and ${series_file#"$FQP_ROOT/"}:"
 sed 's/^/  /' "$series_file" >&2

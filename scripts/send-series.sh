@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
 # Send a series upstream with git send-email. Dry run unless --send.
 #   --series net-next    (default) the upstream series on 7.3
-#                        (patches/net-next/, its authoring repo),
-#                        [PATCH net-next vN], To netdev
+#                        (patches/net-next/, its authoring repo's branch
+#                        main), [PATCH net-next vN m/n], To netdev
+#   --series net-next-rfc
+#                        the RFC on top of it (patches/net-next-rfc/, the
+#                        same repo's branch rfc), a mail of its own,
+#                        [RFC PATCH net-next vN], To netdev: send it after
+#                        the series it applies to
 #   --series 6.1         the 6.1 series (patches/, the authoring repo), as
 #                        [PATCH net-next vN]: netdev wants it rebased onto
 #                        net-next and re-tested before a real send
@@ -25,7 +30,11 @@
 
 usage() {
 	cat <<USAGE
-usage: $0 [--series net-next|net|6.1|stable-6.1|stable-6.12] [--send] [--reflect] [--to ADDR] [--version N]
+usage: $0 [--series net-next|net-next-rfc|net|6.1|stable-6.1|stable-6.12] [--send] [--reflect] [--to ADDR] [--version N]
+  --series   net-next (default): the upstream series on $FQP_UPSTREAM_BASE, a cover
+             letter and its patches; net-next-rfc: the RFC on top of it, one
+             mail of its own (send it after the series); net: the fixes,
+             each its own mail; 6.1, stable-6.1, stable-6.12
   default: format the series (default net-next) as its tree wants it, run
   checkpatch --strict and get_maintainer.pl, and show what git send-email
   would send (--dry-run): per mail its From, To, Cc and Subject, and
@@ -64,6 +73,12 @@ net-next)
 	set_base "$FQP_UPSTREAM_BASE"
 	tree=$FQP_AUTHOR prefix='PATCH net-next' list=netdev@vger.kernel.org
 	caveat="tested on Debian's linux-source-$FQP_BASE ($(base_version)): git am it onto net-next's tip and re-run the tests there before --send"
+	;;
+net-next-rfc)
+	set_base "$FQP_UPSTREAM_BASE"
+	FQP_SERIES_DIR=$FQP_ROOT/patches/net-next-rfc
+	tree=$FQP_AUTHOR prefix='RFC PATCH net-next' list=netdev@vger.kernel.org
+	caveat="an RFC on top of the net-next series, tested on Debian's linux-source-$FQP_BASE ($(base_version)) with it: send it after that series, git am both onto net-next's tip and re-run the tests there before --send"
 	;;
 net)
 	set_base "$FQP_UPSTREAM_BASE"
@@ -110,13 +125,19 @@ out=$FQP_CACHE/outgoing/$series/v$version
 rm -rf "$out"
 mkdir -p "$out"
 if [ -z "$qdir" ]; then
-	[ -d "$FQP_AUTHOR/.git" ] || "$FQP_ROOT/scripts/refresh-patches.sh" --base "$FQP_BASE" --init
+	case $series in
+	net-next-rfc)
+		git -C "$FQP_AUTHOR" rev-parse -q --verify refs/heads/rfc >/dev/null 2>&1 ||
+			"$FQP_ROOT/scripts/refresh-patches.sh" --base "$FQP_BASE" --series net-next-rfc --init
+		;;
+	*) [ -d "$FQP_AUTHOR/.git" ] || "$FQP_ROOT/scripts/refresh-patches.sh" --base "$FQP_BASE" --init ;;
+	esac
 	# --base=auto needs an upstream branch; a distro base means nothing upstream.
 	base=()
 	! git -C "$FQP_AUTHOR" rev-parse -q --verify '@{upstream}' >/dev/null 2>&1 || base=(--base=auto)
 	# --thread: the Message-Id and In-Reply-To the mails go out with (send-email
 	# keeps them), so the outgoing directory reads as the thread lore will have.
-	format_series "$out" "$ident" --thread=shallow --subject-prefix="$prefix" \
+	format_series "$out" "$ident" "$(authoring_range "$series")" --thread=shallow --subject-prefix="$prefix" \
 		-v"$version" ${base[@]+"${base[@]}"}
 else
 	mapfile -t qp < <(series_file_patches "$qdir/series")

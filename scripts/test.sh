@@ -16,7 +16,7 @@ usage: $0 [--base 6.1|7.2|7.3] [--kernel stock|patched|PATH] [--config test|debu
                 linux-source-7.3, the upstream patches' base) or 7.2 (sid's
                 linux-source-7.2, the newest release): stock is the default
                 there, --kernel patched is 7.x with the upstream patches
-                (patches/net/, patches/net-next/)
+                (patches/net/, patches/net-next/, patches/net-next-rfc/)
   --kernel      stock, patched (default; stock on 7.x), or the path of a
                 bzImage to boot (as vng and tuxrun take one; see
                 boot-and-test.sh --help): the lint, the suite and the

@@ -14,8 +14,9 @@ FQP_BASE=${FQP_BASE:-6.1}
 
 # kernel_is KIND...: the booted kernel is one of the KINDs: stock61 (stock
 # 6.1), series (6.1 with the series), stock72 (stock 7.2 and stock 7.3),
-# next72 (7.2 or 7.3 with the upstream patches, patches/net/ and
-# patches/net-next/). Each case asserts the semantics of the kernel it
+# next72 (7.2 or 7.3 with the upstream patches, patches/net/,
+# patches/net-next/ and patches/net-next-rfc/). Each case asserts the
+# semantics of the kernel it
 # booted. 7.3-rc7's sch_fq.c, sock.c, tcp.c and tcp_input.c are 7.2's,
 # byte for byte (tcp_output.c differs only in the initial receive
 # window): one name covers both, and stock73/next73 name 7.3 alone.

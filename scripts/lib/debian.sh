@@ -12,8 +12,9 @@
 # 6.1 (the default): bookworm's linux-source-6.1, the series' base; every
 # path scripts/lib.sh sets is 6.1's. 7.3: Debian experimental's
 # linux-source-7.3 (a release candidate), the tree nearest to net and
-# net-next: the base of the upstream patches (patches/net/ then
-# patches/net-next/, each with its own quilt series file), which its
+# net-next: the base of the upstream patches (patches/net/, then
+# patches/net-next/, then patches/net-next-rfc/, each with its own quilt
+# series file), which its
 # patched tree carries. 7.2: Debian sid's linux-source-7.2, the newest
 # release, the yardstick; its patched tree carries the upstream patches
 # too while they still apply there. Each 7.x base's trees and build dirs

@@ -145,11 +145,32 @@ open(dst, "w").write("\n".join(out) + "\n\n" + "\n".join(keep) + "\n---\n" + res
 PY
 }
 
-# format_series OUT IDENT FORMAT-PATCH-ARG...: the authoring repo's
-# base..HEAD as mails in OUT (cover letter from the series dir:
-# patches/cover-letter.in, or patches/net-next/cover-letter.in on 7.x;
-# none where the series dir has no cover-letter.in: patches/net/'s fixes
-# are mails of their own),
+# authoring_range SERIES: the commits of the authoring repo ($FQP_AUTHOR)
+# that are SERIES, as FROM..TO. The 6.1 series and the net fixes are their
+# repo's base..HEAD. The 7.x repo holds two series on two branches: main,
+# the net-next series (base..main), and rfc, the RFC on top of it
+# (main..rfc), so that the RFC's commits are written and tested on the
+# series they apply to and exported apart. Dies when rfc does not hold
+# main (an amended net-next commit): rebase rfc onto main first.
+authoring_range() {
+	case $1 in
+	net-next) [ "$FQP_BASE" = 6.1 ] && echo base..HEAD || echo base..main ;;
+	net-next-rfc)
+		git -C "$FQP_AUTHOR" merge-base --is-ancestor main rfc 2>/dev/null ||
+			die "branch rfc of $FQP_AUTHOR does not hold main (the net-next series)" \
+				"git -C $FQP_AUTHOR rebase --onto main <main's old tip> rfc"
+		echo main..rfc
+		;;
+	*) echo base..HEAD ;;
+	esac
+}
+
+# format_series OUT IDENT RANGE FORMAT-PATCH-ARG...: the authoring repo's
+# commits RANGE (FROM..TO, authoring_range) as mails in OUT (cover letter
+# from the series dir: patches/cover-letter.in, or
+# patches/net-next/cover-letter.in on 7.x; none where the series dir has
+# no cover-letter.in: patches/net/'s fixes and patches/net-next-rfc/'s
+# RFC are mails of their own),
 # From and Signed-off-by the sender IDENT. The cover letter and each
 # message are mailed as scripts/facts.py --expand makes them: a quoted
 # figure ({{r:ROW COLUMN|FIGURE}}) checked against docs/results.csv and
@@ -162,14 +183,14 @@ PY
 # format-patch --from). IDENT is the placeholder for the committed mails
 # (refresh-patches.sh) and the sender for the sent ones (send-series.sh).
 format_series() {
-	local out=$1 ident=$2 name email c tip an ae msg
-	shift 2
+	local out=$1 ident=$2 range=$3 name email c tip an ae msg
+	shift 3
 	[[ $ident =~ ^(.+)\ \<(.+)\>$ ]] || die "format_series: bad identity '$ident' (a bug in $0)"
 	name=${BASH_REMATCH[1]} email=${BASH_REMATCH[2]}
 	local -a ga=(git -C "$FQP_AUTHOR")
-	[ -z "$("${ga[@]}" rev-list --merges base..HEAD)" ] ||
-		die "the authoring branch has merge commits" "rebase it linearly onto base in $FQP_AUTHOR"
-	tip=$("${ga[@]}" rev-parse base)
+	[ -z "$("${ga[@]}" rev-list --merges "$range")" ] ||
+		die "the authoring branch has merge commits in $range" "rebase it linearly onto ${range%%..*} in $FQP_AUTHOR"
+	tip=$("${ga[@]}" rev-parse "${range%%..*}")
 	while read -r c; do
 		an=$("${ga[@]}" log -1 --format=%an "$c") ae=$("${ga[@]}" log -1 --format=%ae "$c")
 		! is_placeholder "$an" "$ae" || an=$name ae=$email
@@ -183,11 +204,11 @@ format_series() {
 			GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email \
 			GIT_COMMITTER_DATE=$("${ga[@]}" log -1 --format=%cd --date=raw "$c") \
 			"${ga[@]}" commit-tree -p "$tip" -F - "$c^{tree}" <<<"$msg")
-	done < <("${ga[@]}" rev-list --reverse base..HEAD)
+	done < <("${ga[@]}" rev-list --reverse "$range")
 	"${ga[@]}" branch -f fqp-export "$tip"
 	if [ ! -f "$FQP_SERIES_DIR/cover-letter.in" ]; then
 		GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email "${ga[@]}" format-patch -q \
-			--from="$ident" -o "$out" "$@" base..fqp-export
+			--from="$ident" -o "$out" "$@" "${range%%..*}..fqp-export"
 		"${ga[@]}" branch -q -D fqp-export
 		return 0
 	fi
@@ -200,7 +221,7 @@ format_series() {
 			"scripts/facts.py --write ${FQP_SERIES_DIR#"$FQP_ROOT/"}/cover-letter.in, then read the sentences around what changed"
 	"${ga[@]}" config branch.fqp-export.description "$cover"
 	GIT_COMMITTER_NAME=$name GIT_COMMITTER_EMAIL=$email "${ga[@]}" format-patch -q \
-		--cover-letter --cover-from-description=subject --from="$ident" -o "$out" "$@" base..fqp-export
+		--cover-letter --cover-from-description=subject --from="$ident" -o "$out" "$@" "${range%%..*}..fqp-export"
 	"${ga[@]}" branch -q -D fqp-export
 	! grep -lF '*** SUBJECT HERE ***' "$out"/*0000-cover-letter.patch ||
 		die "the cover letter in $out has no subject" "patches/cover-letter.in: subject line, blank line, body"

@@ -53,6 +53,30 @@ config_check() {
 	[ "$bad" = 0 ]
 }
 
+# cross_fragments SRC: the fragments of a cross or check build of tree SRC
+# on top of tinyconfig: cross.config, and cross-proc-sysctl.config where
+# the tree has PROC_SYSCTL (7.3 folded it into SYSCTL).
+cross_fragments() {
+	echo "$FQP_ROOT/config-fragments/cross.config"
+	! grep -qsx 'config PROC_SYSCTL' "$1/fs/proc/Kconfig" ||
+		echo "$FQP_ROOT/config-fragments/cross-proc-sysctl.config"
+}
+
+# kunit_fq_fits SRC FRAG...: tree SRC has fq's KUnit tests
+# (NET_SCH_FQ_KUNIT_TEST) and a config from the fragments FRAG can build
+# them: where the option depends on NET_SCH_FQ=y (the upstream series: a
+# module must not carry the tests), no fragment may make sch_fq a module.
+# The 6.1 series' tests run in the module too (at modprobe).
+kunit_fq_fits() {
+	local src=$1 dep
+	shift
+	dep=$(awk '/^config NET_SCH_FQ_KUNIT_TEST$/ {on = 1; next} on && /^(config|menu|endmenu|if|endif)/ {on = 0}
+		on && /depends on/ {print}' "$src/net/sched/Kconfig" 2>/dev/null)
+	grep -qs '^config NET_SCH_FQ_KUNIT_TEST$' "$src/net/sched/Kconfig" || return 1
+	[[ $dep == *NET_SCH_FQ=y* ]] || return 0
+	! grep -qhx 'CONFIG_NET_SCH_FQ=m' "$@"
+}
+
 # --- One-off options: --kconfig-add ITEM, as tuxmake takes it ------------
 # A build with one-off options has a build dir of its own, named after
 # their hash: the standard build of the same tree and config, which every

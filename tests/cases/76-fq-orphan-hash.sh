@@ -2,8 +2,9 @@
 # Packets without a usable socket (here an unconnected UDP socket's) are fq
 # flows by hash & orphan_mask. Patch 3 hashes plain IPv4 and IPv6 TCP and
 # UDP itself (addresses, protocol, ports) and leaves every other packet to
-# skb_get_hash(), as 6.1 did for all; the net-next series on 7.2 hashes
-# IPv4 and IPv6 TCP and UDP itself, whatever skb->hash says. Either way a
+# skb_get_hash(), as 6.1 did for all; 7.x, stock or with the upstream
+# patches, keys every such packet on skb_get_hash() (the net-next series
+# only computes it later, once the fast path is ruled out). Either way a
 # 5-tuple must stay one flow and 5-tuples must stay apart; a fragmented
 # datagram's fragments carry no ports, and all of them between two hosts
 # share one flow, so that no fragment overtakes another. Counted in fq's flows: maxrate (far
@@ -83,21 +84,18 @@ t_ipv6_fragments_not_split() {
 	oh_send 48 56 ipv6-fragments -6 -d "$RCV_IP6" -p 20000 -n 50 -c 200 -l 3000
 }
 
-# A hash already on the packet (here a random one per packet, set by a tc
-# egress program before fq, as a NIC's receive hash on forwarded traffic):
-# 7.2 with the net-next series keys plain TCP and UDP on the 5-tuple, not
-# on skb->hash, so 200 5-tuples stay 200 flows. 6.1, the series and stock
-# 7.2 take the hash skb_get_hash() keeps: every packet a flow of its own.
-t_preset_hash_ignored() {
+# A hash already on the packet (here a random one per packet, set on
+# purpose by a tc egress program before fq with bpf_set_hash(), as a NIC's
+# receive hash on forwarded traffic) is the flow key on every kernel: 6.1,
+# the series, stock 7.x and 7.x with the upstream patches take the hash
+# skb_get_hash() keeps, so every packet is a flow of its own (a key of
+# fq's own that overrode it was dropped from the net-next series).
+t_preset_hash_kept() {
 	local obj=$BIN/sethash.bpf.o
 	[ -f "$obj" ] || fail "no $obj: tests/Makefile builds it with clang -target bpf"
 	oh_setup
 	sn tc qdisc add dev veth0 clsact
 	sn tc filter add dev veth0 egress bpf direct-action obj "$obj" sec tc ||
 		fail "loading $obj failed"
-	if kernel_is next72; then
-		oh_send 198 200 preset-hash -d "$RCV_IP" -p 20000 -n 200 -c 1000 -l 64
-	else
-		oh_send 950 1000 preset-hash -d "$RCV_IP" -p 20000 -n 200 -c 1000 -l 64
-	fi
+	oh_send 950 1000 preset-hash -d "$RCV_IP" -p 20000 -n 200 -c 1000 -l 64
 }

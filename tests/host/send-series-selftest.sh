@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Host-side test of scripts/send-series.sh, reported as TAP, for every
-# series it sends (the 6.1 series, net-next, net and the stable backports
-# that exist under patches/): the dry run works and shows every mail (one
+# series it sends (the 6.1 series, net-next, its RFC net-next-rfc, net and
+# the stable backports that exist under patches/): the dry run works and
+# shows every mail (one
 # Dry-OK and its From/To/Subject each, the tree's tag and list), the
 # maintainer list is not empty and names netdev, the mails carry the
 # sender's identity (From and one Signed-off-by) and no placeholder, and b4
 # reads them back to an mbox that applies to the series' base (for a
-# series from an authoring repo: to the branch's exact tree). --send
+# series from an authoring repo: to the branch's exact tree; the RFC's base
+# is the net-next series, branch main). --send
 # refuses a placeholder or an unset identity. Never sends: every git in
 # here sees sendemail.smtpServer=/bin/false, so even a broken refusal could
 # not reach a mail server. Logs: $FQP_CACHE/logs/send-series-selftest/.
@@ -48,7 +50,7 @@ trap cleanup EXIT
 
 # The series send-series.sh sends, those whose patches exist here.
 SERIES=()
-for s in 6.1 net-next net stable-6.1 stable-6.12; do
+for s in 6.1 net-next net-next-rfc net stable-6.1 stable-6.12; do
 	case $s in
 	6.1) SERIES+=("$s") ;;
 	*) [ ! -f "$FQP_ROOT/patches/$s/series" ] || SERIES+=("$s") ;;
@@ -72,6 +74,7 @@ tap_header "$((6 * ${#SERIES[@]} + 5))"
 tag_of() {
 	case $1 in
 	6.1 | net-next) echo 'PATCH net-next' ;;
+	net-next-rfc) echo 'RFC PATCH net-next' ;;
 	net) echo 'PATCH net' ;;
 	stable-*) echo "PATCH ${1#stable-}.y" ;;
 	esac
@@ -105,6 +108,7 @@ base_of() {
 	case $1 in
 	6.1 | stable-6.1) echo "$FQP_CACHE/authoring base" ;;
 	net-next | net) echo "$FQP_CACHE/authoring-$FQP_UPSTREAM_BASE base" ;;
+	net-next-rfc) echo "$FQP_CACHE/authoring-$FQP_UPSTREAM_BASE main" ;;
 	stable-6.12) echo "$FQP_CACHE/stock-6.12" ;;
 	esac
 }
@@ -174,7 +178,8 @@ for s in "${SERIES[@]}"; do
 	*) want=$(series_file_patches "$FQP_ROOT/patches/$s/series" | wc -l) ;;
 	esac
 	nums="v1 [0-9]+/$want" covers=1
-	case $s in net | stable-*) covers=0 ;; esac
+	# A series of one mail has no cover letter; the net fixes are each their own.
+	case $s in net | net-next-rfc | stable-*) covers=0 ;; esac
 	[ "$want" != 1 ] || nums=v1
 	# shellcheck disable=SC2016
 	check "mails_$s" "want $want patch mails (and a cover letter for a series from an authoring repo) in $out, each with one Dry-OK, From the sender, To $(list_of "$s") and [$tag ...]" \
@@ -189,6 +194,7 @@ for s in "${SERIES[@]}"; do
 	case $s in
 	6.1) wt=$(git -C "$FQP_CACHE/authoring" rev-parse 'main^{tree}') ;;
 	net-next) wt=$(git -C "$FQP_CACHE/authoring-$FQP_UPSTREAM_BASE" rev-parse 'main^{tree}') ;;
+	net-next-rfc) wt=$(git -C "$FQP_CACHE/authoring-$FQP_UPSTREAM_BASE" rev-parse 'rfc^{tree}') ;;
 	esac
 	check "b4_am_$s" "b4 am could not read the mails, or its mbox does not apply to the base (the authoring branch's tree)" \
 		b4_ok "$s" "$np" "$wt" ${mails[@]+"${mails[@]}"}

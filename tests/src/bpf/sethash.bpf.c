@@ -5,8 +5,9 @@
  * it gives every packet a random software hash (bpf_set_hash), as a NIC's
  * receive hash or an earlier layer would leave on a forwarded packet, but
  * a different one on each packet of a 5-tuple: a qdisc whose flow key is
- * skb->hash then sees every packet as a flow of its own, one whose key is
- * the 5-tuple still sees one flow per 5-tuple.
+ * skb->hash then sees every packet as a flow of its own (every kernel the
+ * suite boots: a hash set on purpose is kept), one whose key is the
+ * 5-tuple would still see one flow per 5-tuple.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
