@@ -64,9 +64,8 @@ cross_fragments() {
 
 # kunit_fq_fits SRC FRAG...: tree SRC has fq's KUnit tests
 # (NET_SCH_FQ_KUNIT_TEST) and a config from the fragments FRAG can build
-# them: where the option depends on NET_SCH_FQ=y (the upstream series: a
-# module must not carry the tests), no fragment may make sch_fq a module.
-# The 6.1 series' tests run in the module too (at modprobe).
+# them: where the option depends on NET_SCH_FQ=y (both series: a module
+# must not carry the tests), no fragment may make sch_fq a module.
 kunit_fq_fits() {
 	local src=$1 dep
 	shift
