@@ -319,6 +319,8 @@ def run_command(meta):
         cmd.append("--quick")
     if meta.get("cache_model") == "1":
         cmd.append("--cache-model")
+    if meta.get("count_insns") == "1":
+        cmd.append("--count-insns")
     if meta.get("workloads"):
         cmd.append("--only " + ",".join(meta["workloads"].split()))
     if meta.get("reps"):

@@ -345,6 +345,7 @@ filter="^$case_file:($(IFS='|'; echo "${selected[*]}"))\$"
 	fi
 	if [ "$quick" = 1 ]; then echo "mode=--quick"; else echo "mode=full"; fi
 	[ "$cache" = 0 ] || echo "cache_model=1"
+	[ "$count" = 0 ] || echo "count_insns=1"
 	echo "git=$(git -C "$FQP_ROOT" describe --always --dirty 2>/dev/null || echo unknown)"
 	echo "workloads=${selected[*]}"
 	echo "kernels=${KERNELS[*]}"

@@ -195,8 +195,14 @@ cover=$FQP_SERIES_DIR/cover-letter.in
 # A series of one mail has no cover letter: the net fixes, the RFC.
 case $series in net | net-next-rfc) ;; *) [ -f "$cover" ] || die "missing $cover" "write the cover letter (subject line, blank line, body)" ;; esac
 mkdir -p "$FQP_SERIES_DIR"
+# Exported beside the mails first: a message or cover letter that cannot
+# be exported (a quoted figure its source does not have) leaves the
+# committed mails as they were.
+export_dir=$(mktemp -d "$FQP_SERIES_DIR/.export.XXXXXX")
+trap 'rm -rf "$export_dir"' EXIT
+format_series "$export_dir" "$ident" "$range" "${prefix[@]}"
 rm -f "$FQP_SERIES_DIR"/0*.patch
-format_series "$FQP_SERIES_DIR" "$ident" "$range" "${prefix[@]}"
+mv "$export_dir"/0*.patch "$FQP_SERIES_DIR"/
 {
 	echo "$series_head"
 	for p in "$FQP_SERIES_DIR"/0*.patch; do
