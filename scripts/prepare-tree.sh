@@ -59,7 +59,6 @@ fresh_copy() {
 	# quilt would patch the shared pristine tree through it.
 	mkdir -p "$FQP_PATCHED"
 	cp -a "$FQP_STOCK/." "$FQP_PATCHED/"
-	[ ! -L "$FQP_PATCHED" ] || die "$FQP_PATCHED is a symlink" "remove it; the patched tree must be a copy of its own"
 	rm -f "$FQP_PATCHED/.fqp-series"
 }
 
