@@ -34,10 +34,18 @@ wh_fresh() {
 }
 
 # whc MODE ARGS...: one wheelcost run in snd through a fresh fq; its
-# output is logged.
+# output is logged. Nothing waits on the disk inside a run: on the exact
+# clock such a wait lets guest time jump by what the host's load decides,
+# and the largest lateness of a run caught it (30k far flows: 125k-487k
+# ns over four boots of either kernel, 6.1 included, where another run
+# read 54k). The program and its libraries are read first, and what is
+# dirty is written back, so that the flusher has nothing to write inside
+# the window.
 whc() {
 	local out
 	wh_fresh
+	cache_cmds "$BIN/wheelcost" ip
+	sync
 	out=$(sn "$BIN/wheelcost" -d "$WH_DST" -b "$WH_SRC" "$@") || fail "wheelcost $* failed: $out"
 	say "$out" >&2
 	printf '%s\n' "$out"

@@ -493,8 +493,9 @@ pacing_point() {
 }
 
 t_pacing() {
-	local n d fq pf fb fo pb po st cyc
+	local n d fq pf fb fo pb po st cyc per_flow=2
 	local fqargs=(fq orphan_mask "$BIG_MASK" flow_limit 100 limit 10000000)
+	[ "${EX_NATIVE:-0}" = 0 ] || per_flow=1
 	for n in $EX_PACING_FLOWS; do
 		d=$R/data/pacing-$n
 		mkdir -p "$d"
@@ -513,8 +514,12 @@ t_pacing() {
 		[ "$(kv "$st" qlen)" = 0 ] || fail "fq still holds $(kv "$st" qlen) packets 20 s after the last cycle ($n flows)"
 		[ "$(kv "$st" dropped)" = 0 ] || fail "fq dropped $(kv "$st" dropped) packets ($n flows)"
 		# Each paced flow is throttled for each of its two packets, every
-		# cycle (the uncounted one too).
-		[ "$(kv "$st" throttled)" -ge "$(((cyc + 1) * 2 * (n - 2) * 99 / 100))" ] ||
+		# cycle (the uncounted one too). Natively (UML) for its first at
+		# least: there pktgen's fill outruns the release (2-19 us a
+		# released packet), so a flow's second packet, one fill behind
+		# its first, is often due by the time the first leaves (1000
+		# flows: 86-93 % of the packets waited).
+		[ "$(kv "$st" throttled)" -ge "$(((cyc + 1) * per_flow * (n - 2) * 99 / 100))" ] ||
 			fail "fq throttled flows $(kv "$st" throttled) times in $((cyc + 1)) cycles of $n flows: not paced"
 		row pacing "$n-flows" unthrottle_latency "$(kv "$st" latency_ns)" ns
 		ip link del "$PG_DEV"
