@@ -247,12 +247,16 @@ def check(rundir, rows):
     return not bad
 
 
-# The README's native rows: an idle qdisc (fq as added), and the flow
-# table with every packet classified, the points the cache model has.
+# The README's native rows: an idle qdisc (fq as added), the flow table
+# with every packet classified (the points the cache model has), the
+# standing backlog and paced release (the exact headline's points).
 HEADLINE = {("pktgen", "1-flows/64B", "fq_cost"), ("pktgen", "1-flows/64B", "fq_ns"),
+            ("pktgen", "100000-flows/64B", "fq_ns"),
             ("pktgen", "10000-flows/64B/classified", "fq_cost"),
             ("pktgen", "100000-flows/64B/classified", "fq_cost"),
-            ("pktgen", "1000000-flows/64B/classified", "fq_cost")}
+            ("pktgen", "1000000-flows/64B/classified", "fq_cost"),
+            ("backlog", "tbf/64-flows/64B", "fq_cost"),
+            ("pacing", "1000-flows", "fq_cost"), ("pacing", "100000-flows", "fq_cost")}
 
 
 # The points docs/results.csv keeps, by (workload, variant, metric): its
